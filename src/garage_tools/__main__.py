@@ -1,0 +1,3 @@
+from garage_tools.cli import main
+
+main()

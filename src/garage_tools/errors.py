@@ -1,0 +1,149 @@
+"""The error taxonomy and the `{"error": {"code", "message", "status"}}` envelope.
+
+Every failure a caller can see is a `ServiceError` with a stable `code` string. Surfaces
+only encode it (an HTTP response on REST, an `isError` tool result on MCP); they never
+invent codes of their own, so the same mistake reads the same on every surface.
+The codes are documented in docs/errors.md; changing one is a breaking change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class FieldProblem(BaseModel):
+    """One invalid field: where it is and what is wrong with it."""
+
+    field: str = Field(description="Dotted path of the field in the request body, e.g. `recipient.zip`.")
+    message: str = Field(description="Why the value was rejected.")
+
+
+class ErrorBody(BaseModel):
+    """The inside of the error envelope."""
+
+    model_config = ConfigDict(title="ErrorBody")
+
+    code: str = Field(description="Stable machine-readable error code; see the error code table.")
+    message: str = Field(description="Human-readable explanation, safe to show to an end user.")
+    status: int = Field(description="The HTTP status this error maps to.")
+    details: list[FieldProblem] | None = Field(
+        default=None, description="Per-field problems, present on `invalid_arguments` errors."
+    )
+
+
+class ErrorEnvelope(BaseModel):
+    """Every error body on every surface has exactly this shape."""
+
+    model_config = ConfigDict(title="Error")
+
+    error: ErrorBody
+
+
+class ServiceError(Exception):
+    """Base class: an error a caller is meant to see, with a stable code and HTTP status."""
+
+    status: int = 400
+    code: str = "bad_request"
+    headers: dict[str, str]
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        details: list[FieldProblem] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+        self.headers = headers or {}
+
+    def envelope(self) -> dict[str, Any]:
+        """The JSON-ready envelope for this error."""
+        body: dict[str, Any] = {"code": self.code, "message": self.message, "status": self.status}
+        if self.details:
+            body["details"] = [d.model_dump() for d in self.details]
+        return {"error": body}
+
+
+class InvalidJson(ServiceError):
+    code = "invalid_json"
+
+
+class InvalidBody(ServiceError):
+    code = "invalid_body"
+
+
+class InvalidArguments(ServiceError):
+    code = "invalid_arguments"
+
+
+class ToolFailed(ServiceError):
+    """The tool ran but could not produce an answer for these (valid) arguments."""
+
+    code = "tool_error"
+
+
+class AuthRequired(ServiceError):
+    status = 401
+    code = "auth_required"
+
+
+class InvalidKey(ServiceError):
+    status = 401
+    code = "invalid_key"
+
+
+class UnknownTool(ServiceError):
+    status = 404
+    code = "unknown_tool"
+
+
+class NotFound(ServiceError):
+    status = 404
+    code = "not_found"
+
+
+class MethodNotAllowed(ServiceError):
+    status = 405
+    code = "method_not_allowed"
+
+
+class PayloadTooLarge(ServiceError):
+    status = 413
+    code = "payload_too_large"
+
+
+class UnsupportedMediaType(ServiceError):
+    status = 415
+    code = "unsupported_media_type"
+
+
+class RateLimited(ServiceError):
+    status = 429
+    code = "rate_limited"
+
+
+class InternalError(ServiceError):
+    status = 500
+    code = "internal_error"
+
+
+#: Every error class, for documentation and the OpenAPI description.
+ALL_ERRORS: tuple[type[ServiceError], ...] = (
+    InvalidJson,
+    InvalidBody,
+    InvalidArguments,
+    ToolFailed,
+    AuthRequired,
+    InvalidKey,
+    UnknownTool,
+    NotFound,
+    MethodNotAllowed,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    RateLimited,
+    InternalError,
+)

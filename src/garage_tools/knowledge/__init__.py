@@ -1,0 +1,1 @@
+"""Domain data files and their typed loaders, validated at start-up."""

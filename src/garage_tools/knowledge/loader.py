@@ -1,0 +1,82 @@
+"""Load and cross-check the domain data files once, at start-up."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from garage_tools.knowledge.matcher import SymptomMatcher
+from garage_tools.knowledge.schemas import CostCatalog, CostRegion, DiagnosticTree, DoorStyleCatalog
+
+DATA_DIR = Path(__file__).parent / "data"
+
+#: Each data file and the schema it must satisfy.
+DATA_FILES: dict[str, type[BaseModel]] = {
+    "diagnostic_tree.json": DiagnosticTree,
+    "costs.json": CostCatalog,
+    "door_styles.json": DoorStyleCatalog,
+}
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+class KnowledgeError(RuntimeError):
+    """A data file is missing, malformed or inconsistent; the service refuses to start."""
+
+
+def _read(directory: Path, name: str, model: type[ModelT]) -> ModelT:
+    path = directory / name
+    try:
+        raw: Any = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise KnowledgeError(f"{path}: cannot read JSON: {exc}") from exc
+    if isinstance(raw, dict):
+        raw.pop("$schema", None)
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise KnowledgeError(f"{path}: does not match its schema:\n{exc}") from exc
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """Everything the tools know, validated and indexed."""
+
+    tree: DiagnosticTree
+    costs: CostCatalog
+    door_styles: DoorStyleCatalog
+
+    @cached_property
+    def matcher(self) -> SymptomMatcher:
+        return SymptomMatcher(self.tree)
+
+    @cached_property
+    def region_by_zip_prefix(self) -> dict[str, CostRegion]:
+        return {prefix: region for region in self.costs.regions for prefix in region.prefixes()}
+
+
+def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:
+    """Read every data file, validate it against its schema and check the files agree."""
+    knowledge = Knowledge(
+        tree=_read(directory, "diagnostic_tree.json", DiagnosticTree),
+        costs=_read(directory, "costs.json", CostCatalog),
+        door_styles=_read(directory, "door_styles.json", DoorStyleCatalog),
+    )
+    missing = sorted(set(knowledge.tree.issues) - set(knowledge.costs.issues))
+    extra = sorted(set(knowledge.costs.issues) - set(knowledge.tree.issues))
+    if missing or extra:
+        raise KnowledgeError(
+            f"costs.json and diagnostic_tree.json disagree: issues without costs {missing}, "
+            f"costs for unknown issues {extra}"
+        )
+    try:
+        _ = knowledge.matcher  # builds the phrase index; rejects phrases made only of filler words
+    except ValueError as exc:
+        raise KnowledgeError(f"diagnostic_tree.json: {exc}") from exc
+    _ = knowledge.region_by_zip_prefix
+    return knowledge

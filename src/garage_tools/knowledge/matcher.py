@@ -1,0 +1,191 @@
+"""Deterministic symptom matching: free text in, the best canonical symptom out.
+
+Both the user's words and every phrase in the diagnostic tree go through the same
+normalisation (case, punctuation and apostrophes folded; word forms and negations mapped
+to canonical words from the tree; the tree's filler words dropped), so "Door WON'T shut!!",
+"door wont shut" and "the door will not close" all become `wont close`. Single-word typos
+are corrected against the tree's vocabulary (one edit for words of five letters or more,
+a swapped pair of letters for four-letter words). A phrase matches when its words appear
+in order with at most `MAX_GAP` other words between them; the longest match wins, and a
+symptom's `priority` breaks ties. Everything is precomputed, so a match costs microseconds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from garage_tools.knowledge.schemas import DiagnosticTree, Symptom
+
+MAX_GAP = 3
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+_APOSTROPHES = str.maketrans("", "", "'\u2019\u2018`\u00b4")
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words with apostrophes removed inside words (won't -> wont)."""
+    return _WORD.findall(text.lower().translate(_APOSTROPHES))
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    symptom: Symptom
+    phrase: str
+    tokens: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    symptom: Symptom
+    phrase: str
+    score: int
+
+
+def _deletes(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))} | {word}
+
+
+def _within_one_edit(a: str, b: str) -> bool:
+    """Optimal-string-alignment distance <= 1 (insert, delete, substitute or swap neighbours)."""
+    if a == b:
+        return True
+    la, lb = len(a), len(b)
+    if abs(la - lb) > 1:
+        return False
+    if la == lb:
+        diffs = [i for i in range(la) if a[i] != b[i]]
+        if len(diffs) == 1:
+            return True
+        return (
+            len(diffs) == 2 and diffs[1] == diffs[0] + 1 and a[diffs[0]] == b[diffs[1]] and a[diffs[1]] == b[diffs[0]]
+        )
+    short, long_ = (a, b) if la < lb else (b, a)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
+def _is_swap(a: str, b: str) -> bool:
+    return len(a) == len(b) and sorted(a) == sorted(b) and _within_one_edit(a, b)
+
+
+class SymptomMatcher:
+    """Matches descriptions against a diagnostic tree. Build once; `match` is read-only."""
+
+    def __init__(self, tree: DiagnosticTree) -> None:
+        self._filler = frozenset(tree.filler_words)
+        self._single: dict[str, str] = {}
+        self._multi: dict[tuple[str, ...], str] = {}
+        for canonical, forms in tree.canonical_words.items():
+            for form in [canonical, *forms]:
+                tokens = tuple(words(form))
+                if len(tokens) == 1:
+                    self._single[tokens[0]] = canonical
+                elif tokens:
+                    self._multi[tokens] = canonical
+        self._longest_multi = max((len(k) for k in self._multi), default=1)
+
+        patterns: list[Pattern] = []
+        for symptom in tree.symptoms:
+            for phrase in symptom.phrases:
+                tokens = tuple(self._normalise(words(phrase), correct=False))
+                if not tokens:
+                    raise ValueError(f"phrase {phrase!r} of {symptom.key} has only filler words")
+                patterns.append(Pattern(symptom, phrase, tokens))
+        self._patterns = patterns
+        self._by_first: dict[str, list[Pattern]] = {}
+        for pattern in patterns:
+            self._by_first.setdefault(pattern.tokens[0], []).append(pattern)
+
+        # Typo correction: every word the tree knows, mapped to its canonical form.
+        vocabulary = {token for p in patterns for token in p.tokens} | set(self._single)
+        self._vocabulary = {word: self._single.get(word, word) for word in vocabulary}
+        self._deletes: dict[str, set[str]] = {}
+        for word in vocabulary:
+            if len(word) >= 4:
+                for variant in _deletes(word):
+                    self._deletes.setdefault(variant, set()).add(word)
+        self._corrections: dict[str, str | None] = {}
+
+    @property
+    def patterns(self) -> Sequence[Pattern]:
+        return self._patterns
+
+    def _correct(self, token: str) -> str:
+        if token in self._vocabulary or len(token) < 4 or token.isdigit():
+            return token
+        if token in self._corrections:
+            return self._corrections[token] or token
+        candidates = {c for v in _deletes(token) for c in self._deletes.get(v, ())}
+        if len(token) == 4:
+            close = sorted(c for c in candidates if _is_swap(token, c))
+        else:
+            close = sorted(c for c in candidates if len(c) >= 4 and _within_one_edit(token, c))
+        targets = {self._vocabulary[c] for c in close}
+        # Only correct when the typo points at one meaning; otherwise leave it alone.
+        fixed = targets.pop() if len(targets) == 1 else None
+        if len(self._corrections) < 10_000:
+            self._corrections[token] = fixed
+        return fixed or token
+
+    def _normalise(self, tokens: list[str], *, correct: bool) -> list[str]:
+        if correct:
+            tokens = [self._correct(t) for t in tokens]
+        out: list[str] = []
+        i = 0
+        while i < len(tokens):
+            for size in range(min(self._longest_multi, len(tokens) - i), 1, -1):
+                canonical = self._multi.get(tuple(tokens[i : i + size]))
+                if canonical is not None:
+                    out.append(canonical)
+                    i += size
+                    break
+            else:
+                token = tokens[i]
+                i += 1
+                if token in self._filler:
+                    continue
+                out.append(self._single.get(token, token))
+        return out
+
+    def normalise(self, text: str) -> list[str]:
+        """The canonical word sequence for `text` (exposed for tests and debugging)."""
+        return self._normalise(words(text), correct=True)
+
+    def match(self, text: str) -> Match | None:
+        """The best-matching symptom for `text`, or None when no phrase matches."""
+        tokens = self.normalise(text)
+        best: Match | None = None
+        for start, token in enumerate(tokens):
+            for pattern in self._by_first.get(token, ()):
+                if not _matches_at(tokens, start, pattern.tokens):
+                    continue
+                score = len(pattern.tokens)
+                if best is None or (score, pattern.symptom.priority) > (best.score, best.symptom.priority):
+                    best = Match(pattern.symptom, pattern.phrase, score)
+        return best
+
+    def suggestions(self) -> list[str]:
+        """One phrase per symptom (each symptom's first phrase, the one widgets offer as a chip)."""
+        seen: dict[str, str] = {}
+        for pattern in self._patterns:
+            seen.setdefault(pattern.symptom.key, pattern.phrase)
+        return list(seen.values())
+
+
+def _matches_at(tokens: Sequence[str], start: int, wanted: Iterable[str]) -> bool:
+    position = start
+    first = True
+    for word in wanted:
+        if first:
+            first = False
+            continue
+        limit = min(len(tokens), position + MAX_GAP + 2)
+        for j in range(position + 1, limit):
+            if tokens[j] == word:
+                position = j
+                break
+        else:
+            return False
+    return True

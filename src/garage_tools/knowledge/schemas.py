@@ -1,0 +1,231 @@
+"""Schemas of the domain data files in `knowledge/data/`.
+
+Domain experts edit the JSON files; these models validate them when the service starts,
+so a typo in a data file stops start-up with a message naming the file and field instead of
+surfacing as a wrong answer later. `garage-tools knowledge schemas` writes the matching
+JSON Schema files to `knowledge/schemas/` for editor validation.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, HttpUrl, StringConstraints, model_validator
+
+Key = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$")]
+Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$")]
+Text = Annotated[str, StringConstraints(min_length=1, strip_whitespace=True)]
+
+
+class DataModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+
+class Urgency(StrEnum):
+    EMERGENCY = "emergency"  # stop using the door and call a professional now
+    SOON = "soon"  # book a repair within days
+    ROUTINE = "routine"  # schedule it
+
+
+class DiyRisk(StrEnum):
+    SAFE = "safe"
+    CAUTION = "caution"
+    UNSAFE = "unsafe"
+
+
+class Confidence(StrEnum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+class Source(DataModel):
+    title: Text
+    url: HttpUrl
+
+
+class UsdRange(DataModel):
+    min: int = Field(ge=0)
+    max: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> UsdRange:
+        if self.min > self.max:
+            raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
+        return self
+
+
+# --- diagnostic tree -------------------------------------------------------------------
+
+
+class Issue(DataModel):
+    """A cause the tree can point to. Costs live in costs.json under the same key."""
+
+    name: Text
+    description: Text
+    diy_risk: DiyRisk = Field(alias="diyRisk")
+    urgency: Urgency
+    safety_note: Text | None = Field(default=None, alias="safetyNote")
+    sources: list[Source] = Field(min_length=1)
+
+
+class Symptom(DataModel):
+    key: Key
+    label: Text
+    urgency: Urgency
+    priority: int = Field(
+        default=0, description="Breaks ties between symptoms whose phrases match equally well; higher wins."
+    )
+    phrases: list[Text] = Field(
+        min_length=1,
+        description="Phrases that mean this symptom. Matching ignores case, punctuation and apostrophes.",
+    )
+    likely_issues: list[Key] = Field(alias="likelyIssues", min_length=1)
+
+
+class DiagnosticTree(DataModel):
+    issues: dict[Key, Issue]
+    symptoms: list[Symptom]
+    canonical_words: dict[Key, list[Text]] = Field(
+        alias="canonicalWords",
+        description=(
+            "Word forms folded into one canonical word before matching, e.g. wont: [won't, will not, "
+            "doesn't]. Multi-word forms are allowed. Misspellings one edit away from a phrase word "
+            "are handled by the matcher and need no entry."
+        ),
+    )
+    filler_words: list[Text] = Field(
+        alias="fillerWords",
+        description=(
+            "Words dropped before matching because they carry no symptom meaning (\"my\", \"the\", \"door\", "
+            "\"like\" as in \"sounds like a bang\")."
+        ),
+    )
+    no_match_hint: Text = Field(alias="noMatchHint")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> DiagnosticTree:
+        owner: dict[str, str] = {}
+        for canonical, forms in self.canonical_words.items():
+            for form in forms:
+                folded = " ".join(form.lower().split())
+                if owner.setdefault(folded, canonical) != canonical:
+                    raise ValueError(f"word form {form!r} belongs to both {owner[folded]!r} and {canonical!r}")
+        keys = [s.key for s in self.symptoms]
+        if len(keys) != len(set(keys)):
+            raise ValueError("symptom keys must be unique")
+        for symptom in self.symptoms:
+            unknown = [k for k in symptom.likely_issues if k not in self.issues]
+            if unknown:
+                raise ValueError(f"symptom {symptom.key} names unknown issues: {unknown}")
+        return self
+
+
+# --- costs ------------------------------------------------------------------------------
+
+
+class IssueCost(DataModel):
+    covers: Text = Field(description="What the range pays for, in one sentence.")
+    single: UsdRange = Field(description="Installed (parts and labor), single-car door (under 12 ft wide).")
+    double: UsdRange = Field(description="Installed (parts and labor), double-car door (12 ft wide or more).")
+    confidence: Confidence
+    notes: list[Text] = Field(default_factory=list)
+    sources: list[Source] = Field(min_length=1)
+
+
+ZIP_PREFIX_RANGE = re.compile(r"^\d{3}(?:-\d{3})?$")
+
+
+class CostRegion(DataModel):
+    name: Text
+    zip_prefixes: list[Annotated[str, StringConstraints(pattern=ZIP_PREFIX_RANGE.pattern)]] = Field(
+        alias="zipPrefixes", min_length=1, description="Three-digit ZIP prefixes or inclusive ranges like 100-104."
+    )
+    multiplier: float = Field(gt=0.5, lt=2.0)
+    confidence: Confidence
+    sources: list[Source] = Field(min_length=1)
+
+    def prefixes(self) -> set[str]:
+        found: set[str] = set()
+        for item in self.zip_prefixes:
+            low, _, high = item.partition("-")
+            for number in range(int(low), int(high or low) + 1):
+                found.add(f"{number:03d}")
+        return found
+
+
+class CostCatalog(DataModel):
+    currency: Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
+    as_of: Text = Field(alias="asOf", description="When the figures were gathered, e.g. 2024-2026.")
+    double_width_ft: float = Field(alias="doubleWidthFt", gt=0, description="Doors this wide or wider cost as double.")
+    issues: dict[Key, IssueCost]
+    regions: list[CostRegion]
+    regional_method: Text = Field(alias="regionalMethod")
+
+    @model_validator(mode="after")
+    def _regions_disjoint(self) -> CostCatalog:
+        seen: dict[str, str] = {}
+        for region in self.regions:
+            for prefix in region.prefixes():
+                if prefix in seen:
+                    raise ValueError(f"ZIP prefix {prefix} is in both {seen[prefix]!r} and {region.name!r}")
+                seen[prefix] = region.name
+        return self
+
+
+# --- door styles ------------------------------------------------------------------------
+
+
+class Budget(StrEnum):
+    ECONOMY = "economy"
+    MID_RANGE = "mid-range"
+    PREMIUM = "premium"
+
+
+class DoorType(StrEnum):
+    STEEL = "steel"
+    ALUMINUM = "aluminum"
+    INSULATED = "insulated"
+    GLASS = "glass"
+    CUSTOM = "custom"
+
+
+Rating = Annotated[int, Field(ge=1, le=5)]
+
+
+class StyleRatings(DataModel):
+    durability: Rating
+    insulation: Rating
+    curb_appeal: Rating = Field(alias="curbAppeal")
+    low_maintenance: Rating = Field(alias="lowMaintenance", description="5 = least upkeep.")
+
+
+class DoorStyle(DataModel):
+    id: Slug
+    name: Text
+    type: DoorType
+    budget: Budget
+    description: Text
+    price_range: UsdRange = Field(
+        alias="priceRange", description="Installed price, from a single-car door (low) to a double-car door (high)."
+    )
+    r_value: float = Field(alias="rValue", ge=0, le=30)
+    material: Text
+    features: list[Text] = Field(min_length=2)
+    ratings: StyleRatings
+
+
+class DoorStyleCatalog(DataModel):
+    price_basis: Text = Field(alias="priceBasis")
+    sources: list[Source] = Field(min_length=1)
+    styles: list[DoorStyle] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> DoorStyleCatalog:
+        ids = [s.id for s in self.styles]
+        duplicates = sorted({i for i in ids if ids.count(i) > 1})
+        if duplicates:
+            raise ValueError(f"duplicate style ids: {duplicates}")
+        return self

@@ -1,0 +1,36 @@
+"""Base classes for every tool's input and output model.
+
+JSON field names are camelCase on every surface (the wire format clients already use);
+Python attributes stay snake_case. Inputs reject unknown fields so that a typo such as
+`descripton` is a clear 400 naming the field instead of a silently ignored argument.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+
+class InputModel(BaseModel):
+    """A tool's arguments."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", str_strip_whitespace=True
+    )
+
+
+class OutputModel(BaseModel):
+    """A tool's return value. Fields left as None are omitted from the JSON."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+
+class InlineImage(OutputModel):
+    """An image carried inside a tool result.
+
+    REST returns it as JSON; the MCP surface also lifts every InlineImage it finds in a
+    result into an MCP `image` content block, so clients that render images show it.
+    """
+
+    data: str = Field(description="Base64-encoded image bytes, without a `data:` prefix.")
+    mime_type: str = Field(description="Image media type, e.g. `image/webp`.")

@@ -1,0 +1,201 @@
+"""The tool registry and `invoke()`, the single call path every surface uses.
+
+A tool is declared once as a `Tool` (name, descriptions, input and output models, auth
+policy, MCP annotations, handler). REST, both MCP tiers, OpenAPI, the `/api/v1` index and
+llms.txt are all generated from the registry, and every call goes through `invoke`, so the
+rules below (credentials, tiers, validation) cannot drift apart between surfaces.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from garage_tools.errors import (
+    AuthRequired,
+    FieldProblem,
+    InternalError,
+    InvalidArguments,
+    ServiceError,
+    UnknownTool,
+)
+
+if TYPE_CHECKING:
+    from garage_tools.services import Services
+
+log = logging.getLogger(__name__)
+
+InT = TypeVar("InT", bound=BaseModel)
+OutT = TypeVar("OutT", bound=BaseModel)
+
+
+class AuthPolicy(StrEnum):
+    """Who may call a tool."""
+
+    OPTIONAL = "optional"  # anonymous (public tier) and key holders (pro tier) alike
+    BEARER = "bearer"  # a valid API key is required
+
+
+class Tier(StrEnum):
+    PUBLIC = "public"
+    PRO = "pro"
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who is calling, as established by the access layer before `invoke`.
+
+    `credential_error` is set when a bearer was presented but is not valid: `invoke` raises
+    it, so a bad key is always an `invalid_key` error and never a silent downgrade to public.
+    """
+
+    tier: Tier
+    surface: str
+    ip: str | None = None
+    key_id: str | None = None
+    credential_error: ServiceError | None = None
+
+    @classmethod
+    def anonymous(cls, surface: str, ip: str | None = None) -> Caller:
+        return cls(tier=Tier.PUBLIC, surface=surface, ip=ip)
+
+
+@dataclass(frozen=True, slots=True)
+class Annotations:
+    """MCP tool annotations: hints for clients about a tool's side effects."""
+
+    read_only: bool = True
+    destructive: bool = False
+    idempotent: bool = True
+    open_world: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """What a handler may use: shared services, the caller and the public base URL."""
+
+    services: Services
+    caller: Caller
+    base_url: str
+
+
+Handler = Callable[[InT, ToolContext], Awaitable[OutT]]
+
+
+@dataclass(frozen=True)
+class Tool(Generic[InT, OutT]):
+    """One tool, declared once."""
+
+    name: str
+    title: str
+    summary: str
+    description: str
+    input_model: type[InT]
+    output_model: type[OutT]
+    handler: Handler[InT, OutT]
+    auth: AuthPolicy = AuthPolicy.OPTIONAL
+    annotations: Annotations = field(default_factory=Annotations)
+    max_body_bytes: int = 16 * 1024
+
+
+class Registry:
+    """An ordered, name-indexed collection of tools."""
+
+    def __init__(self, tools: Iterable[Tool[Any, Any]]) -> None:
+        self._tools: dict[str, Tool[Any, Any]] = {}
+        for tool in tools:
+            if tool.name in self._tools:
+                raise ValueError(f"tool {tool.name!r} is declared twice")
+            self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool[Any, Any]:
+        """The tool called `name`, or `UnknownTool` (404) naming the tools that exist."""
+        try:
+            return self._tools[name]
+        except KeyError:
+            raise UnknownTool(f"No tool named {name!r}. Available tools: {', '.join(self._tools)}.") from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[Tool[Any, Any]]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+
+def authorize(tool: Tool[Any, Any], caller: Caller) -> None:
+    """Tier rules, in one place for every surface."""
+    if caller.credential_error is not None:
+        raise caller.credential_error
+    if tool.auth is AuthPolicy.BEARER and caller.tier is not Tier.PRO:
+        raise AuthRequired(
+            f"{tool.name} requires an API key. Send 'Authorization: Bearer svc_live_…'; "
+            "keys are free during the beta (see /developers)."
+        )
+
+
+def parse_arguments(tool: Tool[InT, Any], arguments: Mapping[str, Any]) -> InT:
+    """Validate raw arguments into the tool's input model, or raise `InvalidArguments`."""
+    try:
+        return tool.input_model.model_validate(arguments)
+    except ValidationError as exc:
+        problems = [_describe(error) for error in exc.errors(include_url=False, include_input=False)]
+        summary = "; ".join(f"{p.field}: {p.message}" if p.field else p.message for p in problems)
+        raise InvalidArguments(f"Invalid arguments for {tool.name}: {summary}", details=problems) from None
+
+
+def _describe(error: Mapping[str, Any]) -> FieldProblem:
+    path = ".".join(str(part) for part in error["loc"])
+    kind = error["type"]
+    if kind == "missing":
+        message = "is required"
+    elif kind == "extra_forbidden":
+        message = "is not a field of this tool"
+    else:
+        message = str(error["msg"])
+        # Our own validators raise ValueError; pydantic prefixes their text.
+        message = message.removeprefix("Value error, ")
+    return FieldProblem(field=path, message=message)
+
+
+async def invoke(registry: Registry, name: str, arguments: Mapping[str, Any], context: ToolContext) -> BaseModel:
+    """Run tool `name` for `context.caller`: authorize, validate, handle, validate the output."""
+    tool = registry.get(name)
+    authorize(tool, context.caller)
+    parsed = parse_arguments(tool, arguments)
+    try:
+        result: BaseModel = await tool.handler(parsed, context)
+        if not isinstance(result, tool.output_model):
+            result = tool.output_model.model_validate(result)
+    except ServiceError:
+        raise
+    except Exception:
+        incident = uuid.uuid4().hex[:12]
+        log.exception("tool %s failed (incident %s)", name, incident)
+        raise InternalError(
+            f"{name} failed unexpectedly; the incident is logged as {incident}. Please try again later."
+        ) from None
+    return result
+
+
+def dump(result: BaseModel) -> dict[str, Any]:
+    """The JSON-ready form of a tool result: camelCase names, unset optionals omitted."""
+    return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def dump_json(result: BaseModel) -> bytes:
+    """`dump` straight to JSON bytes (pydantic-core's serializer; the REST hot path)."""
+    encoded: bytes = result.__pydantic_serializer__.to_json(result, by_alias=True, exclude_none=True)
+    return encoded

@@ -1,0 +1,1 @@
+"""Persistence: SQLAlchemy 2 (async) models, repositories and Alembic migrations."""

@@ -1,0 +1,192 @@
+"""MCP: every registry tool on `/mcp` (public) and `/mcp-pro` (API key), through the official SDK.
+
+Both endpoints run the SDK's low-level `Server` in stateless, JSON-response mode, so any
+worker can answer any request, on both protocol revisions (2025-11-25 with its handshake,
+2026-07-28 without). Tool listings and schemas come from the registry; calls go through
+`invoke`, whose `ServiceError`s become `isError` results carrying the same envelope REST
+returns. `/mcp-pro` is guarded by `BearerGate`, which answers HTTP 401 before the SDK runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import mcp_types as types
+import orjson
+from mcp import MCPError
+from mcp.server.caching import CacheHint
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import BaseModel
+from starlette.requests import Request
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from garage_tools import __version__
+from garage_tools.access.callers import identify
+from garage_tools.access.client_ip import client_ip
+from garage_tools.errors import InvalidKey, ServiceError, UnknownTool
+from garage_tools.models import InlineImage
+from garage_tools.registry import AuthPolicy, Caller, Tool, ToolContext, dump, invoke
+from garage_tools.services import Services
+from garage_tools.surfaces.responses import error_response
+
+SERVER_NAME = "garage-door-tools"
+INSTRUCTIONS = (
+    "Tools about residential garage doors for homeowners and the people helping them: diagnose a symptom, "
+    "estimate a repair cost, browse door styles. When a result has safetyFlag true or a diyRisk of 'unsafe', "
+    "tell the user to stop using the door and call a professional."
+)
+TOOLS_LIST_TTL_MS = 5 * 60 * 1000
+_CALLER = "garage_tools.caller"
+
+
+def mcp_tool(tool: Tool[Any, Any]) -> types.Tool:
+    """The MCP listing of a registry tool."""
+    description = tool.description
+    if tool.auth is AuthPolicy.BEARER:
+        description += " Requires an API key: use /mcp-pro, or send 'Authorization: Bearer svc_live_…'."
+    hints = tool.annotations
+    return types.Tool(
+        name=tool.name,
+        title=tool.title,
+        description=description,
+        input_schema=tool.input_model.model_json_schema(by_alias=True),
+        output_schema=tool.output_model.model_json_schema(by_alias=True, mode="serialization"),
+        annotations=types.ToolAnnotations(
+            title=tool.title,
+            read_only_hint=hints.read_only,
+            destructive_hint=hints.destructive,
+            idempotent_hint=hints.idempotent,
+            open_world_hint=hints.open_world,
+        ),
+    )
+
+
+def images_in(value: Any) -> list[InlineImage]:
+    """Every InlineImage inside a result, depth first, so MCP clients can render them."""
+    if isinstance(value, InlineImage):
+        return [value]
+    if isinstance(value, BaseModel):
+        return [image for name in type(value).model_fields for image in images_in(getattr(value, name))]
+    if isinstance(value, (list, tuple)):
+        return [image for item in value for image in images_in(item)]
+    return []
+
+
+def error_result(error: ServiceError) -> types.CallToolResult:
+    text = orjson.dumps(error.envelope()).decode()
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+
+
+def tool_result(result: BaseModel) -> types.CallToolResult:
+    data = dump(result)
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=orjson.dumps(data).decode())]
+    content += [types.ImageContent(type="image", data=i.data, mime_type=i.mime_type) for i in images_in(result)]
+    return types.CallToolResult(content=content, structured_content=data)
+
+
+def build_server(services: Services) -> Server[Any]:
+    """One low-level MCP server over the registry (one per endpoint: the SDK runs each once)."""
+    registry = services.registry
+    listing = [mcp_tool(tool) for tool in registry]
+    schemas = {tool.name: tool.input_schema for tool in listing}
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listing)
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name not in registry:
+            raise MCPError(code=types.INVALID_PARAMS, message=UnknownTool(f"Unknown tool: {params.name}").message)
+        request: Request | None = ctx.request
+        caller: Caller = request.scope[_CALLER] if request is not None else Caller.anonymous("mcp")
+        base_url = services.settings.public_base_url or (
+            str(request.base_url).rstrip("/") if request is not None else ""
+        )
+        try:
+            result = await invoke(
+                registry, params.name, params.arguments or {}, ToolContext(services, caller, base_url)
+            )
+        except ServiceError as error:
+            return error_result(error)
+        return tool_result(result)
+
+    server: Server[Any] = Server(
+        SERVER_NAME,
+        version=__version__,
+        title="Garage Door Tools",
+        instructions=INSTRUCTIONS,
+        cache_hints={"tools/list": CacheHint(ttl_ms=TOOLS_LIST_TTL_MS, scope="public")},
+        get_tool_input_schema=schemas.get,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+    # The default middleware opens an OpenTelemetry span per message; we export no traces.
+    server.middleware = []
+    return server
+
+
+class CallerGate:
+    """ASGI wrapper that establishes the caller before the SDK sees the request.
+
+    With `require_key` (the pro endpoint), a missing or invalid key is an HTTP 401 with
+    `WWW-Authenticate: Bearer`. Without it (the public endpoint), the call goes on and an
+    invalid key surfaces as an `invalid_key` tool error, so connectors never mistake the
+    public endpoint for one that needs OAuth.
+    """
+
+    def __init__(self, app: ASGIApp, services: Services, *, surface: str, require_key: bool) -> None:
+        self.app = app
+        self.services = services
+        self.surface = surface
+        self.require_key = require_key
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = _headers(scope)
+        caller = await identify(
+            headers.get("authorization"), surface=self.surface, ip=client_ip(scope), keys=self.services.keys
+        )
+        if self.require_key and caller.key_id is None:
+            error = caller.credential_error or InvalidKey(
+                "This endpoint needs an API key: send 'Authorization: Bearer svc_live_…'. "
+                "Use /mcp for anonymous access."
+            )
+            error.headers = {"WWW-Authenticate": 'Bearer realm="garage-tools", error="invalid_token"'}
+            await error_response(error)(scope, receive, send)
+            return
+        scope[_CALLER] = caller
+        await self.app(scope, receive, send)
+
+
+def _headers(scope: Scope) -> Mapping[str, str]:
+    return {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+
+
+class McpEndpoints:
+    """The two MCP servers, their routes and their lifespans."""
+
+    def __init__(self, services: Services) -> None:
+        settings = services.settings
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=settings.dns_rebinding_protection,
+            allowed_hosts=settings.mcp_allowed_hosts(),
+            allowed_origins=settings.mcp_allowed_origins(),
+        )
+        self.public = build_server(services)
+        self.pro = build_server(services)
+        routes: list[Route] = []
+        for server, path, require_key in ((self.public, "/mcp", False), (self.pro, "/mcp-pro", True)):
+            app = server.streamable_http_app(
+                streamable_http_path=path, stateless_http=True, json_response=True, transport_security=security
+            )
+            (sdk_route,) = [r for r in app.routes if isinstance(r, Route)]
+            gate = CallerGate(sdk_route.app, services, surface=path.lstrip("/"), require_key=require_key)
+            routes.append(Route(path, gate, methods=["GET", "POST", "DELETE"]))
+        self.routes = routes
+
+    def session_managers(self) -> list[Any]:
+        return [self.public.session_manager, self.pro.session_manager]

@@ -1,0 +1,108 @@
+"""REST: `POST /api/v1/<tool>` with a JSON object in and the tool's value (or an error envelope) out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+
+from garage_tools.access.callers import identify
+from garage_tools.access.client_ip import client_ip
+from garage_tools.errors import (
+    InvalidArguments,
+    InvalidBody,
+    InvalidJson,
+    MethodNotAllowed,
+    PayloadTooLarge,
+    ServiceError,
+    UnsupportedMediaType,
+)
+from garage_tools.registry import Tool, ToolContext, dump_json, invoke
+from garage_tools.services import Services
+from garage_tools.surfaces.responses import JSON, error_response
+
+#: Body field a browser caller adds to any request (see the browser challenge in docs/guide.md).
+CHALLENGE_FIELD = "challengeToken"
+
+
+def is_json_media_type(content_type: str | None) -> bool:
+    """Absent, `application/json` or any `application/*+json`, with any parameters."""
+    if content_type is None:
+        return True
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == JSON or (media.startswith("application/") and media.endswith("+json"))
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refusing more than `limit` bytes without reading them all."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise PayloadTooLarge(f"The request body is {declared} bytes; this tool accepts at most {limit}.")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise PayloadTooLarge(f"The request body is over {limit} bytes, the most this tool accepts.")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def parse_object(body: bytes) -> dict[str, Any]:
+    if not body.strip():
+        raise InvalidBody("The request body is required: send a JSON object (use {} when no field is needed).")
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise InvalidJson(f"The request body is not valid JSON: {exc.msg} at position {exc.pos}.") from None
+    if not isinstance(data, dict):
+        raise InvalidBody(f"The request body must be a JSON object, not {_json_kind(data)}.")
+    return data
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return "a number"
+
+
+class RestSurface:
+    def __init__(self, services: Services) -> None:
+        self.services = services
+
+    async def call(self, request: Request) -> Response:
+        try:
+            return await self._call(request)
+        except ServiceError as error:
+            return error_response(error)
+
+    async def _call(self, request: Request) -> Response:
+        registry = self.services.registry
+        tool: Tool[Any, Any] = registry.get(request.path_params["tool"])
+        if request.method != "POST":
+            raise MethodNotAllowed(
+                f"{tool.name} is called with POST and a JSON object body.", headers={"Allow": "POST"}
+            )
+        if not is_json_media_type(request.headers.get("content-type")):
+            raise UnsupportedMediaType("Send the request body as JSON with 'Content-Type: application/json'.")
+        arguments = parse_object(await read_body(request, tool.max_body_bytes))
+        challenge = arguments.pop(CHALLENGE_FIELD, None)
+        if challenge is not None and not isinstance(challenge, str):
+            raise InvalidArguments(f"{CHALLENGE_FIELD} must be a string.")
+        caller = await identify(
+            request.headers.get("authorization"),
+            surface="rest",
+            ip=client_ip(request.scope),
+            keys=self.services.keys,
+        )
+        base_url = self.services.settings.public_base_url or str(request.base_url).rstrip("/")
+        result = await invoke(registry, tool.name, arguments, ToolContext(self.services, caller, base_url))
+        return Response(dump_json(result), media_type=JSON)

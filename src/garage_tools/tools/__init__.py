@@ -1,0 +1,16 @@
+"""Domain tools: one module per tool family, each declaring its `Tool` once.
+
+To add a tool, write its module and list its `TOOL` below: REST, both MCP tiers, OpenAPI,
+the `/api/v1` index and llms.txt pick it up from the registry with no other edit.
+"""
+
+from __future__ import annotations
+
+from garage_tools.registry import Registry
+from garage_tools.tools import catalog, cost, diagnose
+
+TOOLS = (diagnose.TOOL, cost.TOOL, catalog.TOOL)
+
+
+def build_registry() -> Registry:
+    return Registry(TOOLS)

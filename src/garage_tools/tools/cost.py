@@ -1,0 +1,198 @@
+"""`costEstimate`: the typical repair cost for an issue, by door size and region."""
+
+from __future__ import annotations
+
+import math
+import re
+from enum import StrEnum
+
+from pydantic import Field, field_validator
+
+from garage_tools.errors import FieldProblem, InvalidArguments
+from garage_tools.knowledge.loader import Knowledge
+from garage_tools.knowledge.schemas import Confidence, DiyRisk, Urgency, UsdRange
+from garage_tools.models import InputModel, OutputModel
+from garage_tools.registry import Tool, ToolContext
+from garage_tools.tools.common import DIY_RISK_DESCRIPTION, CostRange, SourceLink
+
+_SIZE = re.compile(
+    r"^\s*(\d{1,2}(?:\.\d{1,2})?)\s*(?:ft|')?\s*[x\u00d7]\s*(\d{1,2}(?:\.\d{1,2})?)\s*(?:ft|')?\s*$", re.I
+)
+WIDTH_FT = (6.0, 24.0)
+HEIGHT_FT = (6.0, 16.0)
+
+
+def parse_door_size(text: str) -> tuple[float, float]:
+    """`<width>x<height>` in feet (e.g. `16x7`, `9 x 7.5`) to (width, height); ValueError if not."""
+    found = _SIZE.match(text)
+    if not found:
+        raise ValueError("must look like <width>x<height> in feet, e.g. 16x7 or 9x7")
+    width, height = float(found.group(1)), float(found.group(2))
+    if not WIDTH_FT[0] <= width <= WIDTH_FT[1]:
+        raise ValueError(f"width {width:g} ft is outside residential sizes ({WIDTH_FT[0]:g}-{WIDTH_FT[1]:g} ft)")
+    if not HEIGHT_FT[0] <= height <= HEIGHT_FT[1]:
+        raise ValueError(f"height {height:g} ft is outside residential sizes ({HEIGHT_FT[0]:g}-{HEIGHT_FT[1]:g} ft)")
+    return width, height
+
+
+class CostEstimateInput(InputModel):
+    issue_key: str = Field(
+        min_length=1,
+        max_length=64,
+        description=(
+            "An issue key from the diagnostic tree, e.g. `broken_spring`, `worn_rollers`, `broken_cable`, "
+            "`sensor_misalignment`, `opener_failure`, `track_damage`, `worn_seal` (diagnose returns them as "
+            "`likelyIssues[].key`). An unknown key is a 400 that lists the valid keys."
+        ),
+        examples=["broken_spring"],
+    )
+    door_size: str | None = Field(
+        default=None,
+        max_length=20,
+        description="Door size `<width>x<height>` in feet, e.g. `16x7` (double) or `9x7` (single); default single-car.",
+        examples=["16x7"],
+    )
+    zip: str | None = Field(
+        default=None,
+        pattern=r"^\d{5}$",
+        description="Five-digit US ZIP code; adjusts the range for regional labor costs where data exists.",
+        examples=["94110"],
+    )
+
+    @field_validator("door_size")
+    @classmethod
+    def _valid_size(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_door_size(value)
+        return value
+
+
+class SizeClass(StrEnum):
+    SINGLE = "single"
+    DOUBLE = "double"
+
+
+class DoorSize(OutputModel):
+    width_ft: float
+    height_ft: float
+    size_class: SizeClass
+
+
+class RegionalAdjustment(OutputModel):
+    zip: str
+    region: str = Field(description="The metro area the ZIP code falls in.")
+    multiplier: float = Field(description="Applied to the national range.")
+    confidence: Confidence
+
+
+class CostEstimateOutput(OutputModel):
+    issue_key: str
+    issue_name: str
+    cost_range: CostRange = Field(description="Typical installed cost for this door and region.")
+    national_range: CostRange = Field(description="The national range before any regional adjustment.")
+    covers: str = Field(description="What the range pays for.")
+    size_class: SizeClass = Field(description="Whether the single-car or the double-car range applies.")
+    door_size: DoorSize | None = Field(default=None, description="The parsed door size, when one was given.")
+    region: RegionalAdjustment | None = Field(default=None, description="Present when the ZIP code's region has data.")
+    diy_risk: DiyRisk = Field(description=DIY_RISK_DESCRIPTION)
+    urgency: Urgency
+    safety_note: str | None = Field(default=None, description="Present when there is a safety concern.")
+    confidence: Confidence = Field(description="How well the published sources agree on this range.")
+    assumptions: list[str] = Field(description="What the estimate assumed; read these to the user.")
+    notes: list[str] = Field(description="Context from the sources: what raises or lowers the price.")
+    sources: list[SourceLink]
+
+
+def _round_out(value: float, step: int, up: bool) -> int:
+    return int((math.ceil if up else math.floor)(value / step) * step)
+
+
+def estimate(knowledge: Knowledge, args: CostEstimateInput) -> CostEstimateOutput:
+    """Pure estimate over the knowledge base (no I/O)."""
+    costs = knowledge.costs
+    cost = costs.issues.get(args.issue_key)
+    if cost is None:
+        symptom_keys = {s.key for s in knowledge.tree.symptoms}
+        extra = (
+            f" {args.issue_key!r} is a symptom key: call diagnose and use one of its likelyIssues[].key."
+            if args.issue_key in symptom_keys
+            else ""
+        )
+        message = f"unknown issue key {args.issue_key!r}.{extra} Valid keys: {', '.join(costs.issues)}"
+        raise InvalidArguments(
+            f"Invalid arguments for costEstimate: issueKey: {message}",
+            details=[FieldProblem(field="issueKey", message=message)],
+        )
+    issue = knowledge.tree.issues[args.issue_key]
+    assumptions: list[str] = []
+
+    door_size: DoorSize | None = None
+    if args.door_size is None:
+        size_class = SizeClass.SINGLE
+        assumptions.append("No door size given: priced as a single-car door (8-10 ft wide).")
+    else:
+        width, height = parse_door_size(args.door_size)
+        size_class = SizeClass.DOUBLE if width >= costs.double_width_ft else SizeClass.SINGLE
+        door_size = DoorSize(width_ft=width, height_ft=height, size_class=size_class)
+        assumptions.append(f"A {width:g} ft wide door is priced as a {size_class.value}-car door.")
+    national: UsdRange = cost.double if size_class is SizeClass.DOUBLE else cost.single
+
+    region: RegionalAdjustment | None = None
+    low, high = float(national.min), float(national.max)
+    if args.zip is None:
+        assumptions.append("No ZIP code given: national typical range.")
+    else:
+        found = knowledge.region_by_zip_prefix.get(args.zip[:3])
+        if found is None:
+            assumptions.append(f"No regional cost data for ZIP {args.zip}: national typical range.")
+        else:
+            region = RegionalAdjustment(
+                zip=args.zip, region=found.name, multiplier=found.multiplier, confidence=found.confidence
+            )
+            low, high = low * found.multiplier, high * found.multiplier
+            assumptions.append(
+                f"ZIP {args.zip} is in the {found.name} area: national range x {found.multiplier:g} "
+                "for local labor costs (indicative)."
+            )
+    assumptions.append(f"Parts and labor at {costs.as_of} prices; emergency or after-hours calls cost more.")
+
+    return CostEstimateOutput(
+        issue_key=args.issue_key,
+        issue_name=issue.name,
+        cost_range=CostRange(
+            min=_round_out(low, 5, up=False), max=_round_out(high, 5, up=True), currency=costs.currency
+        ),
+        national_range=CostRange.of(national, costs.currency),
+        covers=cost.covers,
+        size_class=size_class,
+        door_size=door_size,
+        region=region,
+        diy_risk=issue.diy_risk,
+        urgency=issue.urgency,
+        safety_note=issue.safety_note,
+        confidence=cost.confidence,
+        assumptions=assumptions,
+        notes=list(cost.notes),
+        sources=[SourceLink(title=s.title, url=str(s.url)) for s in cost.sources],
+    )
+
+
+async def cost_estimate(args: CostEstimateInput, ctx: ToolContext) -> CostEstimateOutput:
+    return estimate(ctx.services.knowledge, args)
+
+
+TOOL = Tool(
+    name="costEstimate",
+    title="Estimate a garage door repair cost",
+    summary="Typical repair cost range for an issue, by door size and ZIP code, with DIY safety.",
+    description=(
+        "Give an issue key (from diagnose's `likelyIssues[].key`, e.g. `broken_spring`), optionally the door "
+        "size as `<width>x<height>` in feet (double-car doors cost more) and a five-digit ZIP code (adjusts for "
+        "regional labor costs where data exists). Returns the typical installed cost range in USD, what it "
+        "covers, the DIY risk rating, a safety note when the repair is dangerous, the assumptions used and the "
+        "sources of the figures. Figures are published US averages, not a quote."
+    ),
+    input_model=CostEstimateInput,
+    output_model=CostEstimateOutput,
+    handler=cost_estimate,
+)

@@ -1,0 +1,118 @@
+"""`diagnose`: a symptom in the user's own words to likely issues, urgency, cost and safety."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from garage_tools.knowledge.loader import Knowledge
+from garage_tools.knowledge.schemas import DiyRisk, Urgency
+from garage_tools.models import InputModel, OutputModel
+from garage_tools.registry import Tool, ToolContext
+from garage_tools.tools.common import DIY_RISK_DESCRIPTION, CostRange
+
+
+class DiagnoseInput(InputModel):
+    description: str = Field(
+        min_length=1,
+        max_length=2000,
+        description='The symptom in the user\'s own words, e.g. "door won\'t close" or "loud bang from the garage".',
+        examples=["my door makes a loud bang", "door wont shut"],
+    )
+    use_llm_fallback: bool = Field(
+        default=False,
+        description=(
+            "Ask a language model to map the description to a symptom when the deterministic matcher finds "
+            "none. Accepted now; the model pass is not yet enabled, so the answer is the matcher's."
+        ),
+    )
+
+
+class MatchedSymptom(OutputModel):
+    key: str = Field(description="Canonical symptom key; pass it to routeByZip as `issue`.")
+    label: str = Field(description="Short human label for the symptom.")
+    urgency: Urgency = Field(
+        description="`emergency` (stop using the door, call a pro now), `soon` (within days) or `routine`."
+    )
+    matched_phrase: str = Field(description="The phrase of the diagnostic tree that matched.")
+
+
+class LikelyIssue(OutputModel):
+    key: str = Field(description="Issue key; pass it to costEstimate as `issueKey`.")
+    name: str
+    description: str
+    cost_range: CostRange = Field(description="Typical installed repair cost for a single-car door.")
+    diy_risk: DiyRisk = Field(description=DIY_RISK_DESCRIPTION)
+    urgency: Urgency
+    safety_note: str | None = Field(default=None, description="Present when there is a safety concern.")
+
+
+class DiagnoseOutput(OutputModel):
+    symptom: MatchedSymptom | None = Field(
+        default=None, description="The recognised symptom; absent when none matched."
+    )
+    likely_issues: list[LikelyIssue] = Field(description="Most likely causes first; empty when nothing matched.")
+    safety_flag: bool = Field(description="True when any likely issue is unsafe for a homeowner to repair.")
+    diy_safe: bool = Field(description="True only when every likely issue is safe to fix yourself.")
+    hint: str | None = Field(default=None, description="Present when nothing matched: what to try instead.")
+    suggestions: list[str] | None = Field(
+        default=None, description="Present when nothing matched: phrases the matcher recognises."
+    )
+
+
+def diagnose_text(knowledge: Knowledge, description: str) -> DiagnoseOutput:
+    """Pure diagnosis over the knowledge base (no I/O)."""
+    match = knowledge.matcher.match(description)
+    if match is None:
+        return DiagnoseOutput(
+            likely_issues=[],
+            safety_flag=False,
+            diy_safe=False,
+            hint=knowledge.tree.no_match_hint,
+            suggestions=knowledge.matcher.suggestions(),
+        )
+    symptom = match.symptom
+    issues = []
+    for key in symptom.likely_issues:
+        issue = knowledge.tree.issues[key]
+        issues.append(
+            LikelyIssue(
+                key=key,
+                name=issue.name,
+                description=issue.description,
+                cost_range=CostRange.of(knowledge.costs.issues[key].single, knowledge.costs.currency),
+                diy_risk=issue.diy_risk,
+                urgency=issue.urgency,
+                safety_note=issue.safety_note,
+            )
+        )
+    return DiagnoseOutput(
+        symptom=MatchedSymptom(
+            key=symptom.key, label=symptom.label, urgency=symptom.urgency, matched_phrase=match.phrase
+        ),
+        likely_issues=issues,
+        safety_flag=any(i.diy_risk is DiyRisk.UNSAFE for i in issues),
+        diy_safe=all(i.diy_risk is DiyRisk.SAFE for i in issues),
+    )
+
+
+async def diagnose(args: DiagnoseInput, ctx: ToolContext) -> DiagnoseOutput:
+    return diagnose_text(ctx.services.knowledge, args.description)
+
+
+TOOL = Tool(
+    name="diagnose",
+    title="Diagnose a garage door symptom",
+    summary="Map a symptom in plain words to likely issues, urgency, typical cost and DIY safety.",
+    description=(
+        "Give the homeowner's description of what the garage door does or sounds like (\"won't close\", "
+        '"loud bang", "opens partially", "remote not working"). Returns the recognised symptom with its '
+        "urgency, the likely issues (most likely first) each with a typical cost range, a DIY risk rating and "
+        "a safety note, and `safetyFlag` when any cause is unsafe to fix yourself: then tell the user to stop "
+        "using the door and call a professional. When nothing matches, the answer is still a success with a "
+        "`hint` and `suggestions` to rephrase. Pass `symptom.key` to routeByZip and an issue `key` to "
+        "costEstimate. `useLlmFallback` is accepted, but the language-model fallback is not enabled yet."
+    ),
+    input_model=DiagnoseInput,
+    output_model=DiagnoseOutput,
+    handler=diagnose,
+)
