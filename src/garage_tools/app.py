@@ -79,7 +79,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     routes = [
         Route("/", lambda request: RedirectResponse("/docs"), methods=["GET"]),
         Route("/api/v1", discovery.index, methods=["GET"]),
-        Route("/api/v1/{tool}", rest.call, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]),
+        Route("/api/v1/{tool}", rest.call, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
         Route("/openapi.json", discovery.openapi, methods=["GET"]),
         Route("/llms.txt", discovery.llms, methods=["GET"]),
         Route("/docs", discovery.docs, methods=["GET"]),

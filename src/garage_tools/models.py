@@ -7,8 +7,15 @@ Python attributes stay snake_case. Inputs reject unknown fields so that a typo s
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, Strict
 from pydantic.alias_generators import to_camel
+
+#: Input field types that take only what the published schema says: a JSON number (not
+#: "5" or true) and a JSON boolean (not "yes" or 1). Strings and enums stay as they are.
+Number = Annotated[float, Strict()]
+Flag = Annotated[bool, Strict()]
 
 
 class InputModel(BaseModel):

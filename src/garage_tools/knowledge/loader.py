@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -58,6 +58,12 @@ class Knowledge:
     @cached_property
     def region_by_zip_prefix(self) -> dict[str, CostRegion]:
         return {prefix: region for region in self.costs.regions for prefix in region.prefixes()}
+
+
+@lru_cache(maxsize=1)
+def packaged_issue_keys() -> tuple[str, ...]:
+    """Issue keys of the packaged diagnostic tree, for publishing as a schema enum."""
+    return tuple(_read(DATA_DIR, "diagnostic_tree.json", DiagnosticTree).issues)
 
 
 def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:

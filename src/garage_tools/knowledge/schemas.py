@@ -99,8 +99,8 @@ class DiagnosticTree(DataModel):
     filler_words: list[Text] = Field(
         alias="fillerWords",
         description=(
-            "Words dropped before matching because they carry no symptom meaning (\"my\", \"the\", \"door\", "
-            "\"like\" as in \"sounds like a bang\")."
+            'Words dropped before matching because they carry no symptom meaning ("my", "the", "door", '
+            '"like" as in "sounds like a bang").'
         ),
     )
     no_match_hint: Text = Field(alias="noMatchHint")

@@ -11,6 +11,7 @@ from starlette.responses import Response
 from garage_tools.access.callers import identify
 from garage_tools.access.client_ip import client_ip
 from garage_tools.errors import (
+    FieldProblem,
     InvalidArguments,
     InvalidBody,
     InvalidJson,
@@ -25,6 +26,18 @@ from garage_tools.surfaces.responses import JSON, error_response
 
 #: Body field a browser caller adds to any request (see the browser challenge in docs/guide.md).
 CHALLENGE_FIELD = "challengeToken"
+CHALLENGE_MAX_LENGTH = 2048  # the challenge service's own limit on a token
+
+
+def check_challenge_token(token: object) -> None:
+    if token is None:
+        return
+    if not isinstance(token, str) or len(token) > CHALLENGE_MAX_LENGTH:
+        message = f"must be a string of at most {CHALLENGE_MAX_LENGTH} characters"
+        raise InvalidArguments(
+            f"Invalid arguments: {CHALLENGE_FIELD}: {message}",
+            details=[FieldProblem(field=CHALLENGE_FIELD, message=message)],
+        )
 
 
 def is_json_media_type(content_type: str | None) -> bool:
@@ -94,9 +107,7 @@ class RestSurface:
         if not is_json_media_type(request.headers.get("content-type")):
             raise UnsupportedMediaType("Send the request body as JSON with 'Content-Type: application/json'.")
         arguments = parse_object(await read_body(request, tool.max_body_bytes))
-        challenge = arguments.pop(CHALLENGE_FIELD, None)
-        if challenge is not None and not isinstance(challenge, str):
-            raise InvalidArguments(f"{CHALLENGE_FIELD} must be a string.")
+        check_challenge_token(arguments.pop(CHALLENGE_FIELD, None))
         caller = await identify(
             request.headers.get("authorization"),
             surface="rest",

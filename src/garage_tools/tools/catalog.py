@@ -6,7 +6,7 @@ from pydantic import Field
 
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.schemas import Budget, DoorStyle, DoorType
-from garage_tools.models import InputModel, OutputModel
+from garage_tools.models import InputModel, Number, OutputModel
 from garage_tools.registry import Tool, ToolContext
 from garage_tools.tools.common import CostRange
 
@@ -21,10 +21,10 @@ class DoorStylesInput(InputModel):
             "`glass` (full-view), `custom` (wood, carriage-house, composite, fiberglass)."
         ),
     )
-    max_price_usd: float | None = Field(
+    max_price_usd: Number | None = Field(
         default=None, ge=0, le=1_000_000, description="Only styles whose installed price starts at or below this."
     )
-    min_r_value: float | None = Field(
+    min_r_value: Number | None = Field(
         default=None, ge=0, le=100, description="Only styles insulated at least this well."
     )
 

@@ -9,30 +9,29 @@ from enum import StrEnum
 from pydantic import Field, field_validator
 
 from garage_tools.errors import FieldProblem, InvalidArguments
-from garage_tools.knowledge.loader import Knowledge
+from garage_tools.knowledge.loader import Knowledge, packaged_issue_keys
 from garage_tools.knowledge.schemas import Confidence, DiyRisk, Urgency, UsdRange
 from garage_tools.models import InputModel, OutputModel
 from garage_tools.registry import Tool, ToolContext
 from garage_tools.tools.common import DIY_RISK_DESCRIPTION, CostRange, SourceLink
 
-_SIZE = re.compile(
-    r"^\s*(\d{1,2}(?:\.\d{1,2})?)\s*(?:ft|')?\s*[x\u00d7]\s*(\d{1,2}(?:\.\d{1,2})?)\s*(?:ft|')?\s*$", re.I
-)
-WIDTH_FT = (6.0, 24.0)
-HEIGHT_FT = (6.0, 16.0)
+# Exact residential ranges (width 6-24 ft, height 6-16 ft, up to two decimals) in the pattern
+# itself, so the published schema says precisely which sizes are accepted.
+_WIDTH = r"(?:[6-9](?:\.\d{1,2})?|1\d(?:\.\d{1,2})?|2[0-3](?:\.\d{1,2})?|24(?:\.0{1,2})?)"
+_HEIGHT = r"(?:[6-9](?:\.\d{1,2})?|1[0-5](?:\.\d{1,2})?|16(?:\.0{1,2})?)"
+_FEET = r"(?:[fF][tT]|')?"
+DOOR_SIZE_PATTERN = rf"^\s*({_WIDTH})\s*{_FEET}\s*[xX\u00d7]\s*({_HEIGHT})\s*{_FEET}\s*$"
+_SIZE = re.compile(DOOR_SIZE_PATTERN)
 
 
 def parse_door_size(text: str) -> tuple[float, float]:
     """`<width>x<height>` in feet (e.g. `16x7`, `9 x 7.5`) to (width, height); ValueError if not."""
     found = _SIZE.match(text)
     if not found:
-        raise ValueError("must look like <width>x<height> in feet, e.g. 16x7 or 9x7")
-    width, height = float(found.group(1)), float(found.group(2))
-    if not WIDTH_FT[0] <= width <= WIDTH_FT[1]:
-        raise ValueError(f"width {width:g} ft is outside residential sizes ({WIDTH_FT[0]:g}-{WIDTH_FT[1]:g} ft)")
-    if not HEIGHT_FT[0] <= height <= HEIGHT_FT[1]:
-        raise ValueError(f"height {height:g} ft is outside residential sizes ({HEIGHT_FT[0]:g}-{HEIGHT_FT[1]:g} ft)")
-    return width, height
+        raise ValueError(
+            "must be <width>x<height> in feet within residential sizes (width 6-24, height 6-16), e.g. 16x7 or 9x7"
+        )
+    return float(found.group(1)), float(found.group(2))
 
 
 class CostEstimateInput(InputModel):
@@ -45,10 +44,13 @@ class CostEstimateInput(InputModel):
             "`likelyIssues[].key`). An unknown key is a 400 that lists the valid keys."
         ),
         examples=["broken_spring"],
+        # The enum is read from the data file when a schema is generated (not at import).
+        json_schema_extra=lambda schema: schema.update(enum=list(packaged_issue_keys())),
     )
     door_size: str | None = Field(
         default=None,
         max_length=20,
+        json_schema_extra={"pattern": DOOR_SIZE_PATTERN},
         description="Door size `<width>x<height>` in feet, e.g. `16x7` (double) or `9x7` (single); default single-car.",
         examples=["16x7"],
     )
@@ -62,6 +64,7 @@ class CostEstimateInput(InputModel):
     @field_validator("door_size")
     @classmethod
     def _valid_size(cls, value: str | None) -> str | None:
+        # The pattern is published in the schema; checked here for a message people can read.
         if value is not None:
             parse_door_size(value)
         return value

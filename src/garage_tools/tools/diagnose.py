@@ -6,7 +6,7 @@ from pydantic import Field
 
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.schemas import DiyRisk, Urgency
-from garage_tools.models import InputModel, OutputModel
+from garage_tools.models import Flag, InputModel, OutputModel
 from garage_tools.registry import Tool, ToolContext
 from garage_tools.tools.common import DIY_RISK_DESCRIPTION, CostRange
 
@@ -18,7 +18,7 @@ class DiagnoseInput(InputModel):
         description='The symptom in the user\'s own words, e.g. "door won\'t close" or "loud bang from the garage".',
         examples=["my door makes a loud bang", "door wont shut"],
     )
-    use_llm_fallback: bool = Field(
+    use_llm_fallback: Flag = Field(
         default=False,
         description=(
             "Ask a language model to map the description to a symptom when the deterministic matcher finds "

@@ -1,0 +1,108 @@
+"""Fixtures shared by every test: a real server on loopback, API keys, and database URLs."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+POSTGRES_ADMIN_URL = os.environ.get("GARAGE_TOOLS_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class LiveServer:
+    """A `garage-tools serve` process with its own working directory and state."""
+
+    url: str
+    workdir: Path
+    env: dict[str, str]
+    process: subprocess.Popen[bytes]
+
+    def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """Run `garage-tools ARGS` against this server's state (same directory and settings)."""
+        return subprocess.run(
+            [sys.executable, "-m", "garage_tools", *args],
+            cwd=self.workdir,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=check,
+            timeout=60,
+        )
+
+    def create_key(self, email: str = "dev@example.com", name: str = "tests") -> tuple[str, str]:
+        """(key id, plaintext key) for a fresh key."""
+        out = self.cli("keys", "create", "--email", email, "--name", name).stdout
+        key_id = re.search(r"^id:\s+(\S+)", out, re.M)
+        plaintext = re.search(r"^key:\s+(\S+)", out, re.M)
+        assert key_id and plaintext, out
+        return key_id.group(1), plaintext.group(1)
+
+
+def start_server(workdir: Path, extra_env: dict[str, str] | None = None) -> LiveServer:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GARAGE_TOOLS_")}
+    env.update({"GARAGE_TOOLS_LOG_LEVEL": "warning", **(extra_env or {})})
+    workdir.mkdir(parents=True, exist_ok=True)
+    log = (workdir / "server.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "garage_tools", "serve", "--port", str(port)],
+        cwd=workdir,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"server did not start:\n{(workdir / 'server.log').read_text()}")
+        time.sleep(0.1)
+    return LiveServer(url=url, workdir=workdir, env=env, process=process)
+
+
+def stop_server(server: LiveServer) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    server = start_server(tmp_path_factory.mktemp("server"))
+    yield server
+    stop_server(server)
+
+
+@pytest.fixture(scope="session")
+def pro_key(live_server: LiveServer) -> str:
+    return live_server.create_key()[1]
+
+
+@pytest.fixture
+def api(live_server: LiveServer) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=live_server.url, timeout=10) as client:
+        yield client

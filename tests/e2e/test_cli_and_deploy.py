@@ -1,0 +1,87 @@
+"""The CLI front door, settings that a deployment relies on, and per-directory state."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+
+from tests.conftest import LiveServer, start_server, stop_server
+
+MCP_HEADERS = {
+    "Content-Type": "application/json",
+    "Accept": "application/json, text/event-stream",
+    "MCP-Protocol-Version": "2025-11-25",
+}
+TOOLS_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+
+
+def test_call_prints_the_tool_result(live_server: LiveServer) -> None:
+    out = live_server.cli("call", "diagnose", '{"description": "loud bang"}').stdout
+    assert json.loads(out)["symptom"]["key"] == "banging_noise"
+
+
+def test_call_prints_the_error_envelope_and_fails(live_server: LiveServer) -> None:
+    result = live_server.cli("call", "costEstimate", '{"issueKey": "nope"}', check=False)
+    assert result.returncode == 1
+    assert json.loads(result.stdout)["error"]["code"] == "invalid_arguments"
+    bad_json = live_server.cli("call", "diagnose", "{oops", check=False)
+    assert bad_json.returncode == 2 and "not valid JSON" in bad_json.stderr
+
+
+def test_keys_list_never_prints_secrets(live_server: LiveServer) -> None:
+    key_id, plaintext = live_server.create_key(email="list@example.com", name="ci")
+    listing = live_server.cli("keys", "list", "--email", "list@example.com").stdout
+    assert key_id in listing and "active" in listing and "ci" in listing
+    assert plaintext not in listing and plaintext[9:30] not in listing
+
+
+def test_revoking_an_unknown_key_fails_clearly(live_server: LiveServer) -> None:
+    result = live_server.cli("keys", "revoke", "doesnotexist", check=False)
+    assert result.returncode != 0 and "no key" in result.stderr
+
+
+def test_two_directories_never_share_state(live_server: LiveServer, tmp_path: Path) -> None:
+    other = start_server(tmp_path / "other")
+    try:
+        _, key = live_server.create_key(name="only-here")
+        headers = {"Authorization": f"Bearer {key}"}
+        assert httpx.post(f"{live_server.url}/api/v1/getDoorStyles", json={}, headers=headers).status_code == 200
+        assert httpx.post(f"{other.url}/api/v1/getDoorStyles", json={}, headers=headers).status_code == 401
+        assert (other.workdir / "var" / "garage-tools.db").exists()
+    finally:
+        stop_server(other)
+
+
+def test_deployed_hostname_is_accepted_by_mcp(tmp_path: Path) -> None:
+    server = start_server(
+        tmp_path,
+        {"GARAGE_TOOLS_PUBLIC_BASE_URL": "https://doors.example.com", "GARAGE_TOOLS_ALLOWED_HOSTS": "edge.internal"},
+    )
+    try:
+        for host in ("doors.example.com", "edge.internal"):
+            response = httpx.post(f"{server.url}/mcp", json=TOOLS_LIST, headers={**MCP_HEADERS, "Host": host})
+            assert response.status_code == 200, (host, response.text)
+        evil = httpx.post(f"{server.url}/mcp", json=TOOLS_LIST, headers={**MCP_HEADERS, "Host": "evil.example"})
+        assert evil.status_code == 421
+    finally:
+        stop_server(server)
+
+
+def test_several_workers_serve_the_same_state(tmp_path: Path) -> None:
+    server = start_server(tmp_path, {"GARAGE_TOOLS_WORKERS": "2"})
+    try:
+        _, key = server.create_key()
+        with httpx.Client(base_url=server.url) as client:
+            for _ in range(20):  # connections land on both workers; every one sees the key
+                response = client.post(
+                    "/api/v1/diagnose",
+                    json={"description": "loud bang"},
+                    headers={"Authorization": f"Bearer {key}", "Connection": "close"},
+                )
+                assert response.status_code == 200
+                mcp = client.post("/mcp", json=TOOLS_LIST, headers={**MCP_HEADERS, "Connection": "close"})
+                assert mcp.status_code == 200
+    finally:
+        stop_server(server)

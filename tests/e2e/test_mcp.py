@@ -1,0 +1,144 @@
+"""MCP with the official SDK client: both tiers, both protocol revisions, same answers as REST."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+import httpx2
+import pytest
+from mcp import Client, MCPError
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.conftest import LiveServer
+
+MODES = ["legacy", "2026-07-28"]  # the 2025-11-25 handshake, and the stateless 2026-07-28 revision
+
+
+@asynccontextmanager
+async def connect(url: str, mode: str, key: str | None = None) -> AsyncIterator[Client]:
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    transport = streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers, timeout=30))
+    async with Client(transport, mode=mode) as client:
+        yield client
+
+
+def envelope(result: object) -> dict:
+    assert result.is_error  # type: ignore[attr-defined]
+    return json.loads(result.content[0].text)["error"]  # type: ignore[attr-defined]
+
+
+@pytest.fixture(params=["public", "pro"])
+def endpoint(request: pytest.FixtureRequest, live_server: LiveServer, pro_key: str) -> tuple[str, str | None]:
+    if request.param == "public":
+        return f"{live_server.url}/mcp", None
+    return f"{live_server.url}/mcp-pro", pro_key
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_every_registry_tool_is_listed_with_schemas(
+    mode: str, endpoint: tuple[str, str | None], live_server: LiveServer
+) -> None:
+    async with httpx.AsyncClient() as http:
+        index = (await http.get(f"{live_server.url}/api/v1")).json()
+    async with connect(*endpoint[:1], mode, endpoint[1]) as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert set(listed) == {t["name"] for t in index["tools"]}
+    for tool in listed.values():
+        assert tool.description and len(tool.description) > 80
+        assert tool.input_schema["type"] == "object"
+        assert tool.output_schema and tool.output_schema["type"] == "object"
+        assert tool.annotations is not None and tool.annotations.read_only_hint is True
+    assert "description" in listed["diagnose"].input_schema["required"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_results_carry_structured_content_and_the_same_json_as_text(
+    mode: str, endpoint: tuple[str, str | None], live_server: LiveServer
+) -> None:
+    arguments = {"issueKey": "broken_spring", "doorSize": "16x7", "zip": "94110"}
+    async with connect(endpoint[0], mode, endpoint[1]) as client:
+        result = await client.call_tool("costEstimate", arguments)
+    assert not result.is_error
+    assert result.structured_content == json.loads(result.content[0].text)
+    async with httpx.AsyncClient() as http:
+        rest = (await http.post(f"{live_server.url}/api/v1/costEstimate", json=arguments)).json()
+    assert result.structured_content == rest  # one registry, one answer
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_diagnose_over_mcp(mode: str, endpoint: tuple[str, str | None]) -> None:
+    async with connect(endpoint[0], mode, endpoint[1]) as client:
+        result = await client.call_tool("diagnose", {"description": "sounds like a gunshot"})
+    assert result.structured_content and result.structured_content["symptom"]["key"] == "banging_noise"
+    assert result.structured_content["safetyFlag"] is True
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_bad_arguments_are_a_tool_error_with_the_envelope(mode: str, endpoint: tuple[str, str | None]) -> None:
+    async with connect(endpoint[0], mode, endpoint[1]) as client:
+        result = await client.call_tool("getDoorStyles", {"budget": "cheap"})
+    error = envelope(result)
+    assert error["code"] == "invalid_arguments" and error["status"] == 400 and "economy" in error["message"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_unknown_tool_is_a_protocol_error(mode: str, endpoint: tuple[str, str | None]) -> None:
+    async with connect(endpoint[0], mode, endpoint[1]) as client:
+        with pytest.raises(MCPError, match="Unknown tool"):
+            await client.call_tool("fixMyDoor", {})
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_invalid_key_on_public_endpoint_is_a_tool_error_not_http_401(mode: str, live_server: LiveServer) -> None:
+    async with connect(f"{live_server.url}/mcp", mode, "svc_live_not_a_real_key") as client:
+        assert (await client.list_tools()).tools  # the endpoint itself stays open: no OAuth dance
+        error = envelope(await client.call_tool("diagnose", {"description": "loud bang"}))
+    assert error["code"] == "invalid_key" and error["status"] == 401
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_pro_endpoint_without_a_key_is_http_401(mode: str, live_server: LiveServer) -> None:
+    with pytest.raises(Exception):  # noqa: PT011 - the SDK surfaces the HTTP 401 as a transport error
+        async with connect(f"{live_server.url}/mcp-pro", mode) as client:
+            await client.list_tools()
+
+
+@pytest.mark.parametrize("key", [None, "svc_live_wrong", "Basic abc"])
+def test_pro_endpoint_401_has_www_authenticate_and_envelope(live_server: LiveServer, key: str | None) -> None:
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-11-25",
+    }
+    if key:
+        headers["Authorization"] = key if " " in key else f"Bearer {key}"
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    response = httpx.post(f"{live_server.url}/mcp-pro", json=body, headers=headers)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"].startswith("Bearer")
+    assert response.json()["error"]["code"] == "invalid_key"
+
+
+async def test_revoked_key_is_refused_on_pro(live_server: LiveServer) -> None:
+    key_id, key = live_server.create_key(name="mcp-revoke")
+    async with connect(f"{live_server.url}/mcp-pro", "2026-07-28", key) as client:
+        assert (await client.list_tools()).tools
+    live_server.cli("keys", "revoke", key_id)
+    with pytest.raises(Exception):  # noqa: PT011
+        async with connect(f"{live_server.url}/mcp-pro", "2026-07-28", key) as client:
+            await client.list_tools()
+
+
+def test_unknown_host_is_refused_by_dns_rebinding_protection(live_server: LiveServer) -> None:
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "Host": "evil.example",
+        "MCP-Protocol-Version": "2025-11-25",
+    }
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    response = httpx.post(f"{live_server.url}/mcp", json=body, headers=headers)
+    assert response.status_code == 421

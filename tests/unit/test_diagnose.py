@@ -1,0 +1,144 @@
+"""diagnose: chip phrases, field variants, typos, safety and the no-match answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from garage_tools.knowledge.loader import Knowledge, load_knowledge
+from garage_tools.tools.diagnose import diagnose_text
+
+
+@pytest.fixture(scope="module")
+def knowledge() -> Knowledge:
+    return load_knowledge()
+
+
+# The one-tap chips that widgets in the field offer, and the symptom each MUST map to.
+CHIPS = {
+    "won't open": "wont_open",
+    "won't close": "wont_close",
+    "grinding noise": "loud_grinding",
+    "loud bang": "banging_noise",
+    "moves unevenly": "moves_unevenly",
+    "opens partially": "opens_partially",
+    "remote not working": "remote_not_working",
+    "loud noise": "unusual_noise",
+    "weather seal damaged": "weather_seal_damaged",
+}
+
+
+@pytest.mark.parametrize(("phrase", "key"), CHIPS.items())
+def test_every_chip_phrase_matches_its_symptom(knowledge: Knowledge, phrase: str, key: str) -> None:
+    result = diagnose_text(knowledge, phrase)
+    assert result.symptom is not None and result.symptom.key == key
+
+
+@pytest.mark.parametrize("phrase", list(CHIPS))
+@pytest.mark.parametrize("variant", [str.upper, str.title, lambda p: p + "!!", lambda p: "  my door: " + p + "."])
+def test_chips_tolerate_case_and_punctuation(knowledge: Knowledge, phrase: str, variant: object) -> None:
+    assert callable(variant)
+    result = diagnose_text(knowledge, variant(phrase))
+    assert result.symptom is not None and result.symptom.key == CHIPS[phrase]
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("wont close", "wont_close"),
+        ("door wont shut", "wont_close"),
+        ("The door won\u2019t shut", "wont_close"),  # typographic apostrophe
+        ("the door will not close", "wont_close"),
+        ("door reverses before it hits the floor", "wont_close"),
+        ("opens a few inches then stops", "opens_partially"),
+        ("goes up halfway and stops", "opens_partially"),
+        ("door won't open all the way", "opens_partially"),
+        ("opener hums but the door doesn't move", "wont_open"),
+        ("door hangs crooked", "moves_unevenly"),
+        ("it came off the track", "moves_unevenly"),
+        ("light coming in under the door", "weather_seal_damaged"),
+        ("clicker stopped working", "remote_not_working"),
+        ("squeaky hinges", "unusual_noise"),
+        ("sounds like a gunshot", "banging_noise"),
+    ],
+)
+def test_free_text_seen_in_the_field(knowledge: Knowledge, text: str, key: str) -> None:
+    result = diagnose_text(knowledge, text)
+    assert result.symptom is not None and result.symptom.key == key
+
+
+@pytest.mark.parametrize(
+    ("typo", "key"),
+    [
+        ("grindng noise", "loud_grinding"),
+        ("remote not wroking", "remote_not_working"),
+        ("weather seel damaged", "weather_seal_damaged"),
+        ("bnag", "banging_noise"),
+        ("door wont clsoe", "wont_close"),
+        ("opens partialy", "opens_partially"),
+    ],
+)
+def test_common_misspellings(knowledge: Knowledge, typo: str, key: str) -> None:
+    result = diagnose_text(knowledge, typo)
+    assert result.symptom is not None and result.symptom.key == key
+
+
+@pytest.mark.parametrize("text", ["it went up and came down", "door hangs straight", "what's the weather like"])
+def test_short_real_words_are_not_bent_into_symptoms(knowledge: Knowledge, text: str) -> None:
+    # "went" is one letter from "wont" and "hang" from "bang": a matcher that corrected
+    # them would invent a symptom the user never described.
+    result = diagnose_text(knowledge, text)
+    assert result.symptom is None or result.symptom.key not in {"wont_open", "banging_noise"}
+
+
+def test_loud_bang_is_an_emergency_with_unsafe_causes(knowledge: Knowledge) -> None:
+    result = diagnose_text(knowledge, "loud bang from the garage")
+    assert result.symptom is not None
+    assert result.symptom.urgency == "emergency"
+    assert result.safety_flag is True
+    assert result.diy_safe is False
+    spring = result.likely_issues[0]
+    assert spring.key == "broken_spring"
+    assert spring.diy_risk == "unsafe"
+    assert spring.safety_note is not None and "technician" in spring.safety_note
+    assert 0 < spring.cost_range.min < spring.cost_range.max
+
+
+def test_seal_damage_is_safe_to_fix_yourself(knowledge: Knowledge) -> None:
+    result = diagnose_text(knowledge, "weather seal damaged")
+    assert result.safety_flag is False
+    assert result.diy_safe is True
+    assert [i.key for i in result.likely_issues] == ["worn_seal"]
+
+
+def test_the_specs_issue_keys_exist_with_every_attribute(knowledge: Knowledge) -> None:
+    for key in [
+        "broken_spring",
+        "worn_rollers",
+        "broken_cable",
+        "sensor_misalignment",
+        "opener_failure",
+        "track_damage",
+        "worn_seal",
+    ]:
+        issue = knowledge.tree.issues[key]
+        assert issue.name and issue.description and issue.urgency and issue.diy_risk
+        assert key in knowledge.costs.issues
+
+
+@pytest.mark.parametrize("key", ["broken_spring", "broken_cable"])
+def test_spring_and_cable_work_is_never_diy(knowledge: Knowledge, key: str) -> None:
+    assert knowledge.tree.issues[key].diy_risk == "unsafe"
+
+
+def test_no_match_is_a_helpful_answer(knowledge: Knowledge) -> None:
+    result = diagnose_text(knowledge, "hello there")
+    assert result.symptom is None
+    assert result.likely_issues == []
+    assert result.hint
+    assert result.suggestions
+    recognised = set()
+    for phrase in result.suggestions:  # every suggestion really is recognised
+        symptom = diagnose_text(knowledge, phrase).symptom
+        assert symptom is not None
+        recognised.add(symptom.key)
+    assert recognised == set(CHIPS.values())  # one per symptom

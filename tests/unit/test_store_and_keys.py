@@ -1,0 +1,144 @@
+"""API keys end to end through the store, on SQLite and on the local PostgreSQL server."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+from sqlalchemy import inspect, text
+
+from garage_tools.access.callers import identify
+from garage_tools.access.keys import KEY_LENGTH, PREFIX, KeyService, checksum, new_key, parse_key
+from garage_tools.registry import Tier
+from garage_tools.store.api_keys import ApiKeyRepository
+from garage_tools.store.database import Database
+from tests.conftest import POSTGRES_ADMIN_URL
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+async def database(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Database]:
+    if request.param == "sqlite":
+        db = Database(f"sqlite+aiosqlite:///{tmp_path / 'keys.db'}")
+        await db.migrate()
+        yield db
+        await db.dispose()
+        return
+    name = f"garage_tools_test_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(POSTGRES_ADMIN_URL)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        db = Database(
+            POSTGRES_ADMIN_URL.replace("postgresql://", "postgresql+asyncpg://").rsplit("/", 1)[0] + "/" + name
+        )
+        await db.migrate()
+        yield db
+        await db.dispose()
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+@pytest.fixture
+def keys(database: Database) -> KeyService:
+    return KeyService(ApiKeyRepository(database))
+
+
+def test_key_format_is_recognisable_and_self_checking() -> None:
+    key_id, plaintext = new_key()
+    assert plaintext.startswith(PREFIX) and len(plaintext) == KEY_LENGTH
+    assert plaintext.removeprefix(PREFIX).isalnum()
+    assert parse_key(plaintext) == key_id
+    # Any single-character change breaks the checksum, so scanners can reject it offline.
+    tampered = plaintext[:20] + ("A" if plaintext[20] != "A" else "B") + plaintext[21:]
+    assert parse_key(tampered) is None
+    assert parse_key(plaintext[:-1]) is None
+    assert parse_key("sk_live_" + plaintext[len(PREFIX) :]) is None
+
+
+def test_keys_carry_at_least_256_bits_of_randomness() -> None:
+    keys = {new_key()[1] for _ in range(200)}
+    assert len(keys) == 200
+    body = next(iter(keys))[len(PREFIX) + 10 : -6]
+    assert len(body) == 43  # 62**43 > 2**256
+
+
+def test_checksum_is_fixed_width() -> None:
+    assert len(checksum("")) == len(checksum("x" * 500)) == 6
+
+
+async def test_migration_creates_the_schema_and_is_repeatable(database: Database) -> None:
+    await database.migrate()  # second run is a no-op
+    async with database.engine.connect() as conn:
+        tables = await conn.run_sync(lambda sync: inspect(sync).get_table_names())
+        version = (await conn.execute(text("select version_num from alembic_version"))).scalar_one()
+    assert "api_keys" in tables
+    assert version == "0001"
+
+
+async def test_issued_key_verifies_and_only_a_hash_is_stored(keys: KeyService, database: Database) -> None:
+    issued = await keys.issue("dev@example.com", "laptop")
+    record = await keys.verify(issued.plaintext)
+    assert record is not None and record.id == issued.record.id and record.owner_email == "dev@example.com"
+    async with database.engine.connect() as conn:
+        rows = (await conn.execute(text("select * from api_keys"))).mappings().all()
+    assert len(rows) == 1
+    assert issued.plaintext not in str(dict(rows[0]))
+    assert rows[0]["secret_hash"] != issued.plaintext
+
+
+async def test_revoked_key_fails_at_once(keys: KeyService) -> None:
+    issued = await keys.issue("dev@example.com")
+    assert await keys.verify(issued.plaintext) is not None
+    revoked = await keys.repository.revoke(issued.record.id)
+    assert revoked is not None and revoked.revoked_at is not None
+    assert await keys.verify(issued.plaintext) is None
+    again = await keys.repository.revoke(issued.record.id)
+    assert again is not None and again.revoked_at == revoked.revoked_at  # idempotent
+
+
+async def test_well_formed_but_unknown_key_fails(keys: KeyService) -> None:
+    _, stranger = new_key()
+    assert await keys.verify(stranger) is None
+
+
+async def test_last_used_is_recorded(keys: KeyService) -> None:
+    issued = await keys.issue("dev@example.com")
+    assert issued.record.last_used_at is None
+    await keys.verify(issued.plaintext)
+    listed = await keys.repository.list("dev@example.com")
+    assert listed[0].last_used_at is not None
+
+
+async def test_several_keys_per_owner_for_rotation(keys: KeyService) -> None:
+    first = await keys.issue("dev@example.com", "old")
+    second = await keys.issue("dev@example.com", "new")
+    await keys.repository.revoke(first.record.id)
+    assert await keys.verify(second.plaintext) is not None
+    assert [r.name for r in await keys.repository.list("dev@example.com")] == ["old", "new"]
+
+
+@pytest.mark.parametrize(
+    ("header", "tier", "error"),
+    [
+        (None, Tier.PUBLIC, None),
+        ("", Tier.PUBLIC, None),
+        ("Bearer svc_live_nonsense", Tier.PUBLIC, "invalid_key"),
+        ("Basic dXNlcjpwYXNz", Tier.PUBLIC, "invalid_key"),
+        ("Bearer", Tier.PUBLIC, "invalid_key"),
+    ],
+)
+async def test_identify_never_downgrades_a_bad_credential(
+    keys: KeyService, header: str | None, tier: Tier, error: str | None
+) -> None:
+    caller = await identify(header, surface="rest", ip="127.0.0.1", keys=keys)
+    assert caller.tier is tier
+    assert (caller.credential_error.code if caller.credential_error else None) == error
+
+
+async def test_identify_valid_key_is_pro(keys: KeyService) -> None:
+    issued = await keys.issue("dev@example.com")
+    caller = await identify(f"bearer {issued.plaintext}", surface="rest", ip=None, keys=keys)
+    assert caller.tier is Tier.PRO and caller.key_id == issued.record.id and caller.credential_error is None
