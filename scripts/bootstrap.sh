@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Set up the Python environment from the lock file: a pinned uv in .cache/, then `uv sync --locked`.
+# Idempotent and quiet when everything is already in place. Prints the path of uv on stdout.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+uv_version="0.13.9"
+tools="$root/.cache/uv-$uv_version"
+uv="$tools/bin/uv"
+if [ ! -x "$uv" ]; then
+  echo "bootstrap: installing uv $uv_version into .cache/" >&2
+  python3 -m venv "$tools" >&2
+  "$tools/bin/python" -m pip install --quiet --disable-pip-version-check "uv==$uv_version" >&2
+fi
+export UV_PYTHON_DOWNLOADS=never
+(cd "$root" && "$uv" sync --locked --quiet >&2)
+echo "$uv"
