@@ -142,3 +142,29 @@ def test_unknown_host_is_refused_by_dns_rebinding_protection(live_server: LiveSe
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     response = httpx.post(f"{live_server.url}/mcp", json=body, headers=headers)
     assert response.status_code == 421
+
+
+def test_header_values_with_surrounding_whitespace_are_accepted(live_server: LiveServer) -> None:
+    # RFC 9110: leading/trailing whitespace is not part of a field value. uvicorn's httptools
+    # parser keeps it, and the SDK compares Mcp-Name with the body verbatim.
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "tests", "version": "1"},
+    }
+    body = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "diagnose", "arguments": {"description": "loud bang"}, "_meta": meta},
+    }
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28  ",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "  diagnose  ",
+    }
+    response = httpx.post(f"{live_server.url}/mcp", json=body, headers=headers)
+    assert response.status_code == 200, response.text
+    assert response.json()["result"]["structuredContent"]["symptom"]["key"] == "banging_noise"

@@ -9,7 +9,6 @@ returns. `/mcp-pro` is guarded by `BearerGate`, which answers HTTP 401 before th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import mcp_types as types
@@ -146,9 +145,9 @@ class CallerGate:
         self.require_key = require_key
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        headers = _headers(scope)
+        scope = _trim_header_values(scope)
         caller = await identify(
-            headers.get("authorization"), surface=self.surface, ip=client_ip(scope), keys=self.services.keys
+            _header(scope, b"authorization"), surface=self.surface, ip=client_ip(scope), keys=self.services.keys
         )
         if self.require_key and caller.key_id is None:
             error = caller.credential_error or InvalidKey(
@@ -162,8 +161,24 @@ class CallerGate:
         await self.app(scope, receive, send)
 
 
-def _headers(scope: Scope) -> Mapping[str, str]:
-    return {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+def _header(scope: Scope, name: bytes) -> str | None:
+    return next((v.decode("latin-1") for k, v in scope["headers"] if k == name), None)
+
+
+_OWS = b" \t"
+
+
+def _trim_header_values(scope: Scope) -> Scope:
+    """Drop leading and trailing whitespace from header values, as RFC 9110 (5.5) defines them.
+
+    uvicorn's httptools parser keeps trailing spaces and the SDK compares `Mcp-Name`,
+    `Mcp-Method` and `MCP-Protocol-Version` to the body verbatim, so `Mcp-Name: diagnose ` would
+    be refused. The conformance suite's http-header-validation scenario checks exactly this.
+    """
+    headers = scope["headers"]
+    if not any(value[:1] in (b" ", b"\t") or value[-1:] in (b" ", b"\t") for _, value in headers):
+        return scope
+    return {**scope, "headers": [(key, value.strip(_OWS)) for key, value in headers]}
 
 
 class McpEndpoints:
