@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -158,13 +159,19 @@ def test_header_values_with_surrounding_whitespace_are_accepted(live_server: Liv
         "method": "tools/call",
         "params": {"name": "diagnose", "arguments": {"description": "loud bang"}, "_meta": meta},
     }
-    headers = {
-        "Content-Type": "application/json",
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2026-07-28  ",
-        "Mcp-Method": "tools/call",
-        "Mcp-Name": "  diagnose  ",
-    }
-    response = httpx.post(f"{live_server.url}/mcp", json=body, headers=headers)
-    assert response.status_code == 200, response.text
-    assert response.json()["result"]["structuredContent"]["symptom"]["key"] == "banging_noise"
+    payload = json.dumps(body).encode()
+    host, port = live_server.url.removeprefix("http://").split(":")
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+        "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28  \r\n"
+        f"Mcp-Method: tools/call\r\nMcp-Name:   diagnose  \r\nContent-Length: {len(payload)}\r\n"
+        "Connection: close\r\n\r\n"
+    )
+    # httpx refuses to send such values, so the request goes over a raw socket.
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(head.encode() + payload)
+        raw = b"".join(iter(lambda: sock.recv(65536), b""))
+    status_line, _, rest = raw.partition(b"\r\n")
+    assert b" 200 " in status_line, raw[:500]
+    answer = json.loads(rest.partition(b"\r\n\r\n")[2])
+    assert answer["result"]["structuredContent"]["symptom"]["key"] == "banging_noise"
