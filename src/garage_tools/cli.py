@@ -63,8 +63,8 @@ def serve(host: str | None, port: int | None, workers: int | None) -> None:
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     if settings.auto_migrate:
-        _run(settings, lambda services: asyncio.sleep(0))  # start() applies migrations once, here
-        os.environ["GARAGE_TOOLS_AUTO_MIGRATE"] = "false"  # so the workers don't race to do it again
+        _run(settings.model_copy(update={"auto_migrate": False}), lambda services: services.database.migrate())
+        os.environ["GARAGE_TOOLS_AUTO_MIGRATE"] = "false"  # migrated once here, so the workers don't race
     # Relative paths were resolved against this directory; pin them for the worker processes.
     os.environ.setdefault("GARAGE_TOOLS_DATA_DIR", str(settings.data_dir))
     os.environ.setdefault("GARAGE_TOOLS_DATABASE_URL", settings.db_url)

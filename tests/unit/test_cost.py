@@ -5,14 +5,9 @@ from __future__ import annotations
 import pytest
 
 from garage_tools.errors import InvalidArguments
-from garage_tools.knowledge.loader import Knowledge, load_knowledge
+from garage_tools.knowledge.loader import Knowledge
 from garage_tools.registry import parse_arguments
 from garage_tools.tools.cost import TOOL, CostEstimateInput, estimate, parse_door_size
-
-
-@pytest.fixture(scope="module")
-def knowledge() -> Knowledge:
-    return load_knowledge()
 
 
 def args(**fields: object) -> CostEstimateInput:

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from garage_tools.knowledge.loader import Knowledge, load_knowledge
+from garage_tools.knowledge.loader import Knowledge
 from garage_tools.tools.diagnose import diagnose_text
-
-
-@pytest.fixture(scope="module")
-def knowledge() -> Knowledge:
-    return load_knowledge()
-
 
 # The one-tap chips that widgets in the field offer, and the symptom each MUST map to.
 CHIPS = {
