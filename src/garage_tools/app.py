@@ -13,7 +13,6 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
@@ -21,6 +20,7 @@ from starlette.routing import Route
 from garage_tools.errors import InternalError, MethodNotAllowed, NotFound, ServiceError
 from garage_tools.services import Services, build_services
 from garage_tools.settings import Settings
+from garage_tools.surfaces.cors import OpenCors
 from garage_tools.surfaces.discovery import Discovery
 from garage_tools.surfaces.mcp import McpEndpoints
 from garage_tools.surfaces.responses import error_response
@@ -77,9 +77,9 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
                 await services.close()
 
     routes = [
+        Route("/api/v1/{tool}", rest.call, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
         Route("/", lambda request: RedirectResponse("/docs"), methods=["GET"]),
         Route("/api/v1", discovery.index, methods=["GET"]),
-        Route("/api/v1/{tool}", rest.call, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
         Route("/openapi.json", discovery.openapi, methods=["GET"]),
         Route("/llms.txt", discovery.llms, methods=["GET"]),
         Route("/docs", discovery.docs, methods=["GET"]),
@@ -91,12 +91,10 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         routes=routes,
         middleware=[
             Middleware(
-                CORSMiddleware,
-                allow_origins=["*"],
+                OpenCors,
                 allow_methods=["GET", "POST", "OPTIONS", "DELETE"],
                 allow_headers=CORS_HEADERS,
                 expose_headers=["Mcp-Session-Id", "WWW-Authenticate", "Retry-After"],
-                max_age=86400,
             )
         ],
         exception_handlers={HTTPException: _http_error, Exception: _unexpected},

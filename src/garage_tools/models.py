@@ -7,7 +7,8 @@ Python attributes stay snake_case. Inputs reject unknown fields so that a typo s
 
 from __future__ import annotations
 
-from typing import Annotated
+from functools import cache
+from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
 from pydantic.alias_generators import to_camel
@@ -41,3 +42,33 @@ class InlineImage(OutputModel):
 
     data: str = Field(description="Base64-encoded image bytes, without a `data:` prefix.")
     mime_type: str = Field(description="Image media type, e.g. `image/webp`.")
+
+
+def inline_images(value: Any) -> list[InlineImage]:
+    """Every InlineImage inside a result, depth first (what MCP turns into image content)."""
+    if isinstance(value, InlineImage):
+        return [value]
+    if isinstance(value, BaseModel):
+        if not _may_hold_images(type(value)):
+            return []
+        return [image for name in type(value).model_fields for image in inline_images(getattr(value, name))]
+    if isinstance(value, (list, tuple)):
+        return [image for item in value for image in inline_images(item)]
+    return []
+
+
+@cache
+def _may_hold_images(model: type[BaseModel]) -> bool:
+    """Whether any field of `model`, at any depth, can hold an InlineImage (decided once per class)."""
+    return any(_annotation_may_hold_images(field.annotation, {model}) for field in model.model_fields.values())
+
+
+def _annotation_may_hold_images(annotation: Any, seen: set[type]) -> bool:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        if issubclass(annotation, InlineImage):
+            return True
+        if annotation in seen:
+            return False
+        seen.add(annotation)
+        return any(_annotation_may_hold_images(f.annotation, seen) for f in annotation.model_fields.values())
+    return any(_annotation_may_hold_images(arg, seen) for arg in get_args(annotation))

@@ -68,6 +68,10 @@ class Settings(BaseSettings):
         description="Check `Host` and `Origin` on the MCP endpoints. Turn off only behind a proxy that owns `Host`.",
     )
 
+    mcp_fast_path: bool = Field(
+        default=True,
+        description="Answer plain 2026-07-28 tools/call requests without the SDK's generic machinery (same answers).",
+    )
     forwarded_allow_ips: str = Field(
         default="127.0.0.1",
         description="Proxies trusted to set X-Forwarded-For (comma-separated IPs or CIDRs; '*' trusts all).",

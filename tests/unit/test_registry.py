@@ -9,9 +9,9 @@ import pytest
 from pydantic import Field
 
 from garage_tools.errors import AuthRequired, InternalError, InvalidArguments, InvalidKey, ToolFailed, UnknownTool
-from garage_tools.models import InlineImage, InputModel, OutputModel
+from garage_tools.models import InlineImage, InputModel, OutputModel, inline_images
 from garage_tools.registry import AuthPolicy, Caller, Registry, Tier, Tool, ToolContext, dump, invoke
-from garage_tools.surfaces.mcp import images_in, tool_result
+from garage_tools.surfaces.mcp import tool_result
 from garage_tools.tools import build_registry
 
 
@@ -118,7 +118,7 @@ async def test_output_is_validated() -> None:
 
 async def test_images_in_results_become_mcp_image_blocks() -> None:
     result = await invoke(REGISTRY, "echo", {"text": "pic"}, ctx(PUBLIC))
-    assert [i.mime_type for i in images_in(result)] == ["image/png"]
+    assert [i.mime_type for i in inline_images(result)] == ["image/png"]
     mcp = tool_result(result)
     assert [block.type for block in mcp.content] == ["text", "image"]
     assert mcp.structured_content == dump(result)

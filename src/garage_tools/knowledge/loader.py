@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -23,6 +24,7 @@ DATA_FILES: dict[str, type[BaseModel]] = {
 }
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+DerivedT = TypeVar("DerivedT")
 
 
 class KnowledgeError(RuntimeError):
@@ -54,6 +56,16 @@ class Knowledge:
     @cached_property
     def matcher(self) -> SymptomMatcher:
         return SymptomMatcher(self.tree)
+
+    _derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def derived(self, name: str, build: Callable[[], DerivedT]) -> DerivedT:
+        """An index a tool builds from this knowledge once and reuses (built on first use)."""
+        try:
+            value: DerivedT = self._derived[name]
+        except KeyError:
+            value = self._derived[name] = build()
+        return value
 
     @cached_property
     def region_by_zip_prefix(self) -> dict[str, CostRegion]:

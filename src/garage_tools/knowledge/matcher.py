@@ -85,6 +85,7 @@ class SymptomMatcher:
                 elif tokens:
                     self._multi[tokens] = canonical
         self._longest_multi = max((len(k) for k in self._multi), default=1)
+        self._multi_starts = frozenset(k[0] for k in self._multi)
 
         patterns: list[Pattern] = []
         for symptom in tree.symptoms:
@@ -135,7 +136,9 @@ class SymptomMatcher:
         out: list[str] = []
         i = 0
         while i < len(tokens):
-            for size in range(min(self._longest_multi, len(tokens) - i), 1, -1):
+            # Multi-word forms are tried only where one can start (most words start none).
+            sizes = range(min(self._longest_multi, len(tokens) - i), 1, -1) if tokens[i] in self._multi_starts else ()
+            for size in sizes:
                 canonical = self._multi.get(tuple(tokens[i : i + size]))
                 if canonical is not None:
                     out.append(canonical)

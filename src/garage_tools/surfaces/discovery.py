@@ -16,10 +16,7 @@ from garage_tools.registry import AuthPolicy, Registry
 from garage_tools.services import Services
 from garage_tools.surfaces.openapi import openapi_document
 from garage_tools.surfaces.responses import json_response
-
-
-def base_url(services: Services, request: Request) -> str:
-    return services.settings.public_base_url or str(request.base_url).rstrip("/")
+from garage_tools.surfaces.urls import base_url
 
 
 def tool_index(registry: Registry, base: str) -> dict[str, Any]:
@@ -111,10 +108,10 @@ class Discovery:
         self._openapi: dict[str, bytes] = {}
 
     async def index(self, request: Request) -> Response:
-        return json_response(tool_index(self.services.registry, base_url(self.services, request)))
+        return json_response(tool_index(self.services.registry, base_url(self.services.settings, request.scope)))
 
     async def openapi(self, request: Request) -> Response:
-        base = base_url(self.services, request)
+        base = base_url(self.services.settings, request.scope)
         body = self._openapi.get(base)
         if body is None:
             response = json_response(openapi_document(self.services.registry, base))
@@ -124,10 +121,10 @@ class Discovery:
         return Response(body, media_type="application/json")
 
     async def llms(self, request: Request) -> Response:
-        return PlainTextResponse(llms_txt(self.services.registry, base_url(self.services, request)))
+        return PlainTextResponse(llms_txt(self.services.registry, base_url(self.services.settings, request.scope)))
 
     async def docs(self, request: Request) -> Response:
-        return HTMLResponse(docs_html(self.services.registry, base_url(self.services, request)))
+        return HTMLResponse(docs_html(self.services.registry, base_url(self.services.settings, request.scope)))
 
     async def privacy(self, request: Request) -> Response:
         return HTMLResponse(PRIVACY_HTML)

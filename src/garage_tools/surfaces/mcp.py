@@ -27,10 +27,12 @@ from garage_tools import __version__
 from garage_tools.access.callers import identify
 from garage_tools.access.client_ip import client_ip
 from garage_tools.errors import InvalidKey, ServiceError, UnknownTool
-from garage_tools.models import InlineImage
+from garage_tools.models import inline_images
 from garage_tools.registry import AuthPolicy, Caller, Tool, ToolContext, dump, invoke
 from garage_tools.services import Services
+from garage_tools.surfaces.mcp_fast import FastToolCall
 from garage_tools.surfaces.responses import error_response
+from garage_tools.surfaces.urls import base_url
 
 SERVER_NAME = "garage-door-tools"
 INSTRUCTIONS = (
@@ -64,17 +66,6 @@ def mcp_tool(tool: Tool[Any, Any]) -> types.Tool:
     )
 
 
-def images_in(value: Any) -> list[InlineImage]:
-    """Every InlineImage inside a result, depth first, so MCP clients can render them."""
-    if isinstance(value, InlineImage):
-        return [value]
-    if isinstance(value, BaseModel):
-        return [image for name in type(value).model_fields for image in images_in(getattr(value, name))]
-    if isinstance(value, (list, tuple)):
-        return [image for item in value for image in images_in(item)]
-    return []
-
-
 def error_result(error: ServiceError) -> types.CallToolResult:
     text = orjson.dumps(error.envelope()).decode()
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
@@ -83,7 +74,7 @@ def error_result(error: ServiceError) -> types.CallToolResult:
 def tool_result(result: BaseModel) -> types.CallToolResult:
     data = dump(result)
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=orjson.dumps(data).decode())]
-    content += [types.ImageContent(type="image", data=i.data, mime_type=i.mime_type) for i in images_in(result)]
+    content += [types.ImageContent(type="image", data=i.data, mime_type=i.mime_type) for i in inline_images(result)]
     return types.CallToolResult(content=content, structured_content=data)
 
 
@@ -103,13 +94,9 @@ def build_server(services: Services) -> Server[Any]:
             raise MCPError(code=types.INVALID_PARAMS, message=UnknownTool(f"Unknown tool: {params.name}").message)
         request: Request | None = ctx.request
         caller: Caller = request.scope[_CALLER] if request is not None else Caller.anonymous("mcp")
-        base_url = services.settings.public_base_url or (
-            str(request.base_url).rstrip("/") if request is not None else ""
-        )
+        base = base_url(services.settings, request.scope) if request is not None else ""
         try:
-            result = await invoke(
-                registry, params.name, params.arguments or {}, ToolContext(services, caller, base_url)
-            )
+            result = await invoke(registry, params.name, params.arguments or {}, ToolContext(services, caller, base))
         except ServiceError as error:
             return error_result(error)
         return tool_result(result)
@@ -138,11 +125,20 @@ class CallerGate:
     public endpoint for one that needs OAuth.
     """
 
-    def __init__(self, app: ASGIApp, services: Services, *, surface: str, require_key: bool) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        services: Services,
+        *,
+        surface: str,
+        require_key: bool,
+        fast: FastToolCall | None = None,
+    ) -> None:
         self.app = app
         self.services = services
         self.surface = surface
         self.require_key = require_key
+        self.fast = fast
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         scope = _trim_header_values(scope)
@@ -158,7 +154,10 @@ class CallerGate:
             await error_response(error)(scope, receive, send)
             return
         scope[_CALLER] = caller
-        await self.app(scope, receive, send)
+        if self.fast is not None:
+            await self.fast(scope, receive, send, caller)
+        else:
+            await self.app(scope, receive, send)
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -199,7 +198,8 @@ class McpEndpoints:
                 streamable_http_path=path, stateless_http=True, json_response=True, transport_security=security
             )
             (sdk_route,) = [r for r in app.routes if isinstance(r, Route)]
-            gate = CallerGate(sdk_route.app, services, surface=path.lstrip("/"), require_key=require_key)
+            fast = FastToolCall(sdk_route.app, server, services, security) if settings.mcp_fast_path else None
+            gate = CallerGate(sdk_route.app, services, surface=path.lstrip("/"), require_key=require_key, fast=fast)
             routes.append(Route(path, gate, methods=["GET", "POST", "DELETE"]))
         self.routes = routes
 

@@ -23,6 +23,7 @@ from garage_tools.errors import (
 from garage_tools.registry import Tool, ToolContext, dump_json, invoke
 from garage_tools.services import Services
 from garage_tools.surfaces.responses import JSON, error_response
+from garage_tools.surfaces.urls import base_url
 
 #: Body field a browser caller adds to any request (see the browser challenge in docs/guide.md).
 CHALLENGE_FIELD = "challengeToken"
@@ -114,6 +115,6 @@ class RestSurface:
             ip=client_ip(request.scope),
             keys=self.services.keys,
         )
-        base_url = self.services.settings.public_base_url or str(request.base_url).rstrip("/")
-        result = await invoke(registry, tool.name, arguments, ToolContext(self.services, caller, base_url))
+        base = base_url(self.services.settings, request.scope)
+        result = await invoke(registry, tool.name, arguments, ToolContext(self.services, caller, base))
         return Response(dump_json(result), media_type=JSON)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from garage_tools.knowledge.loader import Knowledge
-from garage_tools.knowledge.schemas import DiyRisk, Urgency
+from garage_tools.knowledge.schemas import DiyRisk, Symptom, Urgency
 from garage_tools.models import Flag, InputModel, OutputModel
 from garage_tools.registry import Tool, ToolContext
 from garage_tools.tools.common import DIY_RISK_DESCRIPTION, CostRange
@@ -59,40 +59,59 @@ class DiagnoseOutput(OutputModel):
     )
 
 
-def diagnose_text(knowledge: Knowledge, description: str) -> DiagnoseOutput:
-    """Pure diagnosis over the knowledge base (no I/O)."""
-    match = knowledge.matcher.match(description)
-    if match is None:
-        return DiagnoseOutput(
+class Diagnoser:
+    """Diagnosis over one knowledge base. Answers depend only on the matched symptom and phrase,
+    so each is built (and validated) once and reused: a call costs one match."""
+
+    def __init__(self, knowledge: Knowledge) -> None:
+        self.knowledge = knowledge
+        self._answers: dict[tuple[str, str], DiagnoseOutput] = {}
+        self._no_match = DiagnoseOutput(
             likely_issues=[],
             safety_flag=False,
             diy_safe=False,
             hint=knowledge.tree.no_match_hint,
             suggestions=knowledge.matcher.suggestions(),
         )
-    symptom = match.symptom
-    issues = []
-    for key in symptom.likely_issues:
-        issue = knowledge.tree.issues[key]
-        issues.append(
-            LikelyIssue(
-                key=key,
-                name=issue.name,
-                description=issue.description,
-                cost_range=CostRange.of(knowledge.costs.issues[key].single, knowledge.costs.currency),
-                diy_risk=issue.diy_risk,
-                urgency=issue.urgency,
-                safety_note=issue.safety_note,
+
+    def diagnose(self, description: str) -> DiagnoseOutput:
+        match = self.knowledge.matcher.match(description)
+        if match is None:
+            return self._no_match
+        answer = self._answers.get((match.symptom.key, match.phrase))
+        if answer is None:
+            answer = self._answers[(match.symptom.key, match.phrase)] = self._answer(match.symptom, match.phrase)
+        return answer
+
+    def _answer(self, symptom: Symptom, phrase: str) -> DiagnoseOutput:
+        knowledge = self.knowledge
+        issues = []
+        for key in symptom.likely_issues:
+            issue = knowledge.tree.issues[key]
+            issues.append(
+                LikelyIssue(
+                    key=key,
+                    name=issue.name,
+                    description=issue.description,
+                    cost_range=CostRange.of(knowledge.costs.issues[key].single, knowledge.costs.currency),
+                    diy_risk=issue.diy_risk,
+                    urgency=issue.urgency,
+                    safety_note=issue.safety_note,
+                )
             )
+        return DiagnoseOutput(
+            symptom=MatchedSymptom(
+                key=symptom.key, label=symptom.label, urgency=symptom.urgency, matched_phrase=phrase
+            ),
+            likely_issues=issues,
+            safety_flag=any(i.diy_risk is DiyRisk.UNSAFE for i in issues),
+            diy_safe=all(i.diy_risk is DiyRisk.SAFE for i in issues),
         )
-    return DiagnoseOutput(
-        symptom=MatchedSymptom(
-            key=symptom.key, label=symptom.label, urgency=symptom.urgency, matched_phrase=match.phrase
-        ),
-        likely_issues=issues,
-        safety_flag=any(i.diy_risk is DiyRisk.UNSAFE for i in issues),
-        diy_safe=all(i.diy_risk is DiyRisk.SAFE for i in issues),
-    )
+
+
+def diagnose_text(knowledge: Knowledge, description: str) -> DiagnoseOutput:
+    """Pure diagnosis over the knowledge base (no I/O)."""
+    return knowledge.derived("diagnoser", lambda: Diagnoser(knowledge)).diagnose(description)
 
 
 async def diagnose(args: DiagnoseInput, ctx: ToolContext) -> DiagnoseOutput:

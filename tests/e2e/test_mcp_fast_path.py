@@ -1,0 +1,123 @@
+"""The 2026-07-28 tools/call fast path answers exactly as the SDK does, and steps aside otherwise."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from mcp.server.transport_security import TransportSecuritySettings
+
+from garage_tools.registry import Caller
+from garage_tools.services import build_services
+from garage_tools.settings import Settings
+from garage_tools.surfaces.mcp import build_server
+from garage_tools.surfaces.mcp_fast import FastToolCall
+from tests.conftest import LiveServer, start_server, stop_server
+
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "tests", "version": "1"},
+}
+
+
+def call(name: str, arguments: Any, request_id: Any = 1, **extra: Any) -> tuple[dict[str, str], dict[str, Any]]:
+    params = {"name": name, "arguments": arguments, "_meta": META, **extra}
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": name,
+    }
+    return headers, {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+CASES = {
+    "answer": call("diagnose", {"description": "loud bang"}),
+    "no match": call("diagnose", {"description": "hello"}, request_id="req-7"),
+    "cost": call("costEstimate", {"issueKey": "broken_spring", "doorSize": "16x7", "zip": "94110"}),
+    "empty list": call("getDoorStyles", {"minRValue": 99}),
+    "invalid arguments": call("costEstimate", {"issueKey": "nope"}),
+    "unknown field": call("diagnose", {"description": "x", "colour": "red"}),
+    "unknown tool": call("fixMyDoor", {}),
+    "name mismatch": (
+        {**call("diagnose", {"description": "x"})[0], "Mcp-Name": "getDoorStyles"},
+        call("diagnose", {"description": "x"})[1],
+    ),
+    "extra params": call("diagnose", {"description": "loud bang"}, task={"ttl": 1000}),
+    "bad id": call("diagnose", {"description": "loud bang"}, request_id=None),
+}
+
+
+@pytest.fixture(scope="module")
+def sdk_only(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    server = start_server(tmp_path_factory.mktemp("sdk-only"), {"GARAGE_TOOLS_MCP_FAST_PATH": "false"})
+    yield server
+    stop_server(server)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fast_path_answers_like_the_sdk(case: str, live_server: LiveServer, sdk_only: LiveServer) -> None:
+    headers, body = CASES[case]
+    fast = httpx.post(f"{live_server.url}/mcp", json=body, headers=headers)
+    slow = httpx.post(f"{sdk_only.url}/mcp", json=body, headers=headers)
+    assert (fast.status_code, fast.json()) == (slow.status_code, slow.json())
+
+
+def test_invalid_key_answers_like_the_sdk(live_server: LiveServer, sdk_only: LiveServer) -> None:
+    headers, body = CASES["answer"]
+    headers = {**headers, "Authorization": "Bearer svc_live_wrong"}
+    fast = httpx.post(f"{live_server.url}/mcp", json=body, headers=headers).json()
+    slow = httpx.post(f"{sdk_only.url}/mcp", json=body, headers=headers).json()
+    assert fast == slow
+    assert json.loads(fast["result"]["content"][0]["text"])["error"]["code"] == "invalid_key"
+
+
+async def _exploding_sdk(scope: Any, receive: Any, send: Any) -> None:
+    raise AssertionError("the SDK was called")
+
+
+class _Sent:
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    async def __call__(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+
+
+def _scope(headers: dict[str, str]) -> dict[str, Any]:
+    raw = [(k.lower().encode(), v.encode()) for k, v in {"Host": "127.0.0.1:8000", **headers}.items()]
+    return {
+        "type": "http",
+        "method": "POST",
+        "path": "/mcp",
+        "headers": raw,
+        "scheme": "http",
+        "server": ("127.0.0.1", 8000),
+        "client": ("127.0.0.1", 1),
+        "root_path": "",
+        "query_string": b"",
+    }
+
+
+async def test_plain_calls_never_reach_the_sdk(tmp_path: Path) -> None:
+    services = build_services(Settings(_env_file=None, data_dir=tmp_path))  # type: ignore[call-arg]
+    security = TransportSecuritySettings(allowed_hosts=["127.0.0.1:*"], allowed_origins=[])
+    fast = FastToolCall(_exploding_sdk, build_server(services), services, security)
+    headers, body = CASES["answer"]
+    sent = _Sent()
+    payload = json.dumps(body).encode()
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": payload, "more_body": False}
+
+    await fast(_scope(headers), receive, sent, Caller.anonymous("mcp"))
+    assert sent.messages[0]["status"] == 200
+    answer = json.loads(sent.messages[1]["body"])
+    assert answer["result"]["structuredContent"]["symptom"]["key"] == "banging_noise"
+    await services.close()
