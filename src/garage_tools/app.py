@@ -77,7 +77,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
                 await services.close()
 
     routes = [
-        Route("/api/v1/{tool}", rest.call, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
+        Route("/api/v1/{tool}", rest, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
         Route("/", lambda request: RedirectResponse("/docs"), methods=["GET"]),
         Route("/api/v1", discovery.index, methods=["GET"]),
         Route("/openapi.json", discovery.openapi, methods=["GET"]),

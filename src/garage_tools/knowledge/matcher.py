@@ -13,7 +13,7 @@ symptom's `priority` breaks ties. Everything is precomputed, so a match costs mi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from garage_tools.knowledge.schemas import DiagnosticTree, Symptom
@@ -35,6 +35,10 @@ class Pattern:
     symptom: Symptom
     phrase: str
     tokens: tuple[str, ...]
+
+    @property
+    def rank(self) -> tuple[int, int]:
+        return (len(self.tokens), self.symptom.priority)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +99,11 @@ class SymptomMatcher:
                     raise ValueError(f"phrase {phrase!r} of {symptom.key} has only filler words")
                 patterns.append(Pattern(symptom, phrase, tokens))
         self._patterns = patterns
-        self._by_first: dict[str, list[Pattern]] = {}
-        for pattern in patterns:
-            self._by_first.setdefault(pattern.tokens[0], []).append(pattern)
+        # First word -> (rank, pattern, remaining words), best-ranked first.
+        self._by_first: dict[str, list[tuple[tuple[int, int], Pattern, tuple[str, ...]]]] = {}
+        for pattern in sorted(patterns, key=lambda p: p.rank, reverse=True):
+            entry = (pattern.rank, pattern, pattern.tokens[1:])
+            self._by_first.setdefault(pattern.tokens[0], []).append(entry)
 
         # Typo correction: every word the tree knows, mapped to its canonical form.
         vocabulary = {token for p in patterns for token in p.tokens} | set(self._single)
@@ -107,17 +113,19 @@ class SymptomMatcher:
             if len(word) >= 4:
                 for variant in _deletes(word):
                     self._deletes.setdefault(variant, set()).add(word)
-        self._corrections: dict[str, str | None] = {}
+        # Every token seen so far and what it corrects to (vocabulary words map to themselves).
+        self._corrections: dict[str, str] = {word: word for word in vocabulary}
 
     @property
     def patterns(self) -> Sequence[Pattern]:
         return self._patterns
 
     def _correct(self, token: str) -> str:
+        fixed = self._corrections.get(token)
+        if fixed is not None:
+            return fixed
         if token in self._vocabulary or len(token) < 4 or token.isdigit():
             return token
-        if token in self._corrections:
-            return self._corrections[token] or token
         candidates = {c for v in _deletes(token) for c in self._deletes.get(v, ())}
         if len(token) == 4:
             close = sorted(c for c in candidates if _is_swap(token, c))
@@ -125,10 +133,10 @@ class SymptomMatcher:
             close = sorted(c for c in candidates if len(c) >= 4 and _within_one_edit(token, c))
         targets = {self._vocabulary[c] for c in close}
         # Only correct when the typo points at one meaning; otherwise leave it alone.
-        fixed = targets.pop() if len(targets) == 1 else None
-        if len(self._corrections) < 10_000:
-            self._corrections[token] = fixed
-        return fixed or token
+        corrected = targets.pop() if len(targets) == 1 else token
+        if len(self._corrections) < 10_000:  # bounded: the cache must not grow with arbitrary input
+            self._corrections[token] = corrected
+        return corrected
 
     def _normalise(self, tokens: list[str], *, correct: bool) -> list[str]:
         if correct:
@@ -159,15 +167,14 @@ class SymptomMatcher:
     def match(self, text: str) -> Match | None:
         """The best-matching symptom for `text`, or None when no phrase matches."""
         tokens = self.normalise(text)
-        best: Match | None = None
+        best: tuple[tuple[int, int], Pattern] | None = None
         for start, token in enumerate(tokens):
-            for pattern in self._by_first.get(token, ()):
-                if not _matches_at(tokens, start, pattern.tokens):
-                    continue
-                score = len(pattern.tokens)
-                if best is None or (score, pattern.symptom.priority) > (best.score, best.symptom.priority):
-                    best = Match(pattern.symptom, pattern.phrase, score)
-        return best
+            for rank, pattern, rest in self._by_first.get(token, ()):
+                if (best is None or rank > best[0]) and (not rest or _matches_at(tokens, start, rest)):
+                    best = (rank, pattern)
+        if best is None:
+            return None
+        return Match(best[1].symptom, best[1].phrase, len(best[1].tokens))
 
     def suggestions(self) -> list[str]:
         """One phrase per symptom (each symptom's first phrase, the one widgets offer as a chip)."""
@@ -177,18 +184,12 @@ class SymptomMatcher:
         return list(seen.values())
 
 
-def _matches_at(tokens: Sequence[str], start: int, wanted: Iterable[str]) -> bool:
+def _matches_at(tokens: list[str], start: int, rest: tuple[str, ...]) -> bool:
+    """Whether `rest` follows tokens[start] in order, each within MAX_GAP words of the previous."""
     position = start
-    first = True
-    for word in wanted:
-        if first:
-            first = False
-            continue
-        limit = min(len(tokens), position + MAX_GAP + 2)
-        for j in range(position + 1, limit):
-            if tokens[j] == word:
-                position = j
-                break
-        else:
+    for word in rest:
+        window = tokens[position + 1 : position + MAX_GAP + 2]
+        if word not in window:
             return False
+        position += 1 + window.index(word)
     return True
