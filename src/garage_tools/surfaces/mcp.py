@@ -4,7 +4,8 @@ Both endpoints run the SDK's low-level `Server` in stateless, JSON-response mode
 worker can answer any request, on both protocol revisions (2025-11-25 with its handshake,
 2026-07-28 without). Tool listings and schemas come from the registry; calls go through
 `invoke`, whose `ServiceError`s become `isError` results carrying the same envelope REST
-returns. `/mcp-pro` is guarded by `BearerGate`, which answers HTTP 401 before the SDK runs.
+returns. `/mcp-pro` is guarded by `CallerGate`, which answers HTTP 401 before the SDK runs; plain
+2026-07-28 `tools/call` requests take the fast path in `mcp_fast.py`.
 """
 
 from __future__ import annotations

@@ -114,7 +114,7 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 
 
 class FastToolCall:
-    """ASGI wrapper in front of the SDK's endpoint; see the module docstring."""
+    """Called by the MCP gate (with the caller it established) in front of the SDK's endpoint."""
 
     def __init__(
         self, sdk: ASGIApp, server: Server[Any], services: Services, security: TransportSecuritySettings
