@@ -67,14 +67,14 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await services.start()
-        async with AsyncExitStack() as stack:
-            for manager in mcp.session_managers():
-                await stack.enter_async_context(manager.run())
-            try:
+        try:
+            await services.start()
+            async with AsyncExitStack() as stack:
+                for manager in mcp.session_managers():
+                    await stack.enter_async_context(manager.run())
                 yield
-            finally:
-                await services.close()
+        finally:
+            await services.close()
 
     routes = [
         Route("/api/v1/{tool}", rest, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),

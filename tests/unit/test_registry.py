@@ -135,3 +135,17 @@ def test_the_service_registry_declares_its_tools_completely() -> None:
     for declared in registry:
         assert declared.summary and len(declared.description) > 80 and declared.title
         assert declared.input_model.model_config.get("extra") == "forbid"
+
+
+def test_auth_policy_reaches_openapi_and_the_mcp_listing() -> None:
+    # No shipped tool is bearer-only yet (retrieveLabContext and identifyOpener will be):
+    # the generated surfaces must already tell the two policies apart.
+    from garage_tools.surfaces.mcp import mcp_tool
+    from garage_tools.surfaces.openapi import openapi_document
+
+    paths = openapi_document(REGISTRY, "https://doors.example.com")["paths"]
+    assert paths["/api/v1/echo"]["post"]["security"] == [{}, {"bearerAuth": []}]
+    assert paths["/api/v1/secretEcho"]["post"]["security"] == [{"bearerAuth": []}]
+    assert "Requires an API key" in paths["/api/v1/secretEcho"]["post"]["description"]
+    assert "Requires an API key" in (mcp_tool(REGISTRY.get("secretEcho")).description or "")
+    assert "Requires an API key" not in (mcp_tool(REGISTRY.get("echo")).description or "")

@@ -27,7 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from garage_tools import __version__
 from garage_tools.access.callers import identify
 from garage_tools.access.client_ip import client_ip
-from garage_tools.errors import InvalidKey, ServiceError, UnknownTool
+from garage_tools.errors import InvalidKey, ServiceError
 from garage_tools.models import inline_images
 from garage_tools.registry import AuthPolicy, Caller, Tool, ToolContext, dump, invoke
 from garage_tools.services import Services
@@ -92,7 +92,7 @@ def build_server(services: Services) -> Server[Any]:
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name not in registry:
-            raise MCPError(code=types.INVALID_PARAMS, message=UnknownTool(f"Unknown tool: {params.name}").message)
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
         request: Request | None = ctx.request
         caller: Caller = request.scope[_CALLER] if request is not None else Caller.anonymous("mcp")
         base = base_url(services.settings, request.scope) if request is not None else ""
