@@ -131,6 +131,16 @@ class InternalError(ServiceError):
     code = "internal_error"
 
 
+class ServiceUnavailable(ServiceError):
+    """A dependency (the store, the rate-limit backend, a verifier) is unreachable; retry after a pause."""
+
+    status = 503
+    code = "service_unavailable"
+
+    def __init__(self, message: str, *, retry_after: int = 5, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message, headers={"Retry-After": str(retry_after), **(headers or {})})
+
+
 #: Every error class, for documentation and the OpenAPI description.
 ALL_ERRORS: tuple[type[ServiceError], ...] = (
     InvalidJson,
@@ -146,4 +156,5 @@ ALL_ERRORS: tuple[type[ServiceError], ...] = (
     UnsupportedMediaType,
     RateLimited,
     InternalError,
+    ServiceUnavailable,
 )
