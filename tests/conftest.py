@@ -8,12 +8,15 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
+
+from garage_tools.store.database import Database
+from tests.fakes.siteverify import FakeSiteverify
 
 POSTGRES_ADMIN_URL = os.environ.get("GARAGE_TOOLS_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 
@@ -57,7 +60,7 @@ class LiveServer:
 def start_server(workdir: Path, extra_env: dict[str, str] | None = None) -> LiveServer:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("GARAGE_TOOLS_")}
-    env.update({"GARAGE_TOOLS_LOG_LEVEL": "warning", **(extra_env or {})})
+    env.update({"GARAGE_TOOLS_LOG_LEVEL": "warning", **RAISED_LIMITS, **(extra_env or {})})
     workdir.mkdir(parents=True, exist_ok=True)
     log = (workdir / "server.log").open("wb")
     process = subprocess.Popen(
@@ -68,7 +71,7 @@ def start_server(workdir: Path, extra_env: dict[str, str] | None = None) -> Live
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60  # generous: a loaded 2-core CI machine starts workers slowly
     while True:
         try:
             if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
@@ -90,9 +93,19 @@ def stop_server(server: LiveServer) -> None:
         server.process.kill()
 
 
+#: Servers started for tests have their limits raised far beyond what the suite sends; tests of
+#: the limits themselves pass the real numbers.
+RAISED_LIMITS = {
+    "GARAGE_TOOLS_RATE_LIMIT_PUBLIC": "1000000/minute",
+    "GARAGE_TOOLS_RATE_LIMIT_PRO": "1000000/minute",
+    "GARAGE_TOOLS_RATE_LIMIT_MCP_PROTOCOL": "1000000/minute",
+}
+KEY_CACHE_SECONDS = 2.0
+
+
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    server = start_server(tmp_path_factory.mktemp("server"))
+    server = start_server(tmp_path_factory.mktemp("server"), {"GARAGE_TOOLS_KEY_CACHE_SECONDS": str(KEY_CACHE_SECONDS)})
     yield server
     stop_server(server)
 
@@ -106,3 +119,27 @@ def pro_key(live_server: LiveServer) -> str:
 def api(live_server: LiveServer) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=live_server.url, timeout=10) as client:
         yield client
+
+
+@pytest.fixture(scope="session")
+def siteverify_server() -> Iterator[FakeSiteverify]:
+    """One stand-in Turnstile siteverify server for the whole run (see tests/fakes/siteverify.py)."""
+    with FakeSiteverify() as server:
+        yield server
+
+
+@pytest.fixture
+def siteverify(siteverify_server: FakeSiteverify) -> Iterator[FakeSiteverify]:
+    """The siteverify stand-in with no spent tokens, no recorded requests and no misbehaviour."""
+    siteverify_server.reset()
+    yield siteverify_server
+    siteverify_server.reset()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+async def database(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Database]:
+    """A migrated, empty database: a SQLite file, then a throwaway database on the local PostgreSQL."""
+    from tests.databases import throwaway_database  # it imports this module
+
+    async with throwaway_database(request.param, tmp_path) as db:
+        yield db

@@ -17,27 +17,27 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from garage_tools.access.client_ip import ClientAddressResolver
+from garage_tools.access.gate import Access, Limits, McpGate, RestGate
+from garage_tools.access.origins import OriginPolicy
 from garage_tools.errors import InternalError, MethodNotAllowed, NotFound, ServiceError
+from garage_tools.mail import mail_worker_running
+from garage_tools.registry import Registry
 from garage_tools.services import Services, build_services
 from garage_tools.settings import Settings
 from garage_tools.surfaces.cors import OpenCors
 from garage_tools.surfaces.discovery import Discovery
-from garage_tools.surfaces.mcp import McpEndpoints
-from garage_tools.surfaces.responses import error_response
+from garage_tools.surfaces.mcp import McpServers
+from garage_tools.surfaces.responses import error_response, send_error
 from garage_tools.surfaces.rest import RestSurface
+from garage_tools.surfaces.urls import BaseUrl
+from garage_tools.tools import build_registry
 
 log = logging.getLogger(__name__)
 
-CORS_HEADERS = [
-    "Authorization",
-    "Content-Type",
-    "Accept",
-    "Mcp-Protocol-Version",
-    "Mcp-Session-Id",
-    "Mcp-Method",
-    "Mcp-Name",
-    "Last-Event-ID",
-]
+CORS_HEADERS = ["Authorization", "Content-Type", "Accept", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name"]
+#: The gated endpoints answer every method themselves (405 with `Allow: POST`, in the envelope).
+ANY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -58,12 +58,42 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
     return error_response(InternalError("An unexpected error occurred; it has been logged. Please try again later."))
 
 
-def create_app(settings: Settings | None = None, services: Services | None = None) -> Starlette:
-    """Build the ASGI app. With no arguments, settings come from the environment."""
+def build_access(services: Services, registry: Registry) -> Access:
+    """The access policy of this app: keys, client addresses, origins, limits and the challenge."""
+    settings = services.settings
+    origins = OriginPolicy(
+        mcp_hosts=settings.mcp_allowed_hosts(),
+        mcp_origins=settings.mcp_allowed_origins(),
+        site_origins=settings.site_origins(),
+        check_hosts=settings.dns_rebinding_protection,
+    )
+    return Access(
+        registry=registry,
+        keys=services.keys,
+        limiter=services.limiter,
+        limits=Limits.build(
+            registry,
+            public=settings.rate_limit_public,
+            pro=settings.rate_limit_pro,
+            mcp_protocol=settings.rate_limit_mcp_protocol,
+        ),
+        challenge=services.challenge,
+        origins=origins,
+        addresses=ClientAddressResolver(settings.trusted_proxies),
+        base_url=BaseUrl(settings, origins),
+        body_timeout=settings.body_timeout_seconds,
+    )
+
+
+def create_app(
+    settings: Settings | None = None, services: Services | None = None, registry: Registry | None = None
+) -> Starlette:
+    """Build the ASGI app. With no arguments, settings come from the environment and the tools from `tools/`."""
     services = services or build_services(settings or Settings())
-    rest = RestSurface(services)
-    discovery = Discovery(services)
-    mcp = McpEndpoints(services)
+    registry = registry or build_registry()
+    access = build_access(services, registry)
+    mcp = McpServers(registry, services.knowledge, fast_path=services.settings.mcp_fast_path)
+    discovery = Discovery(services, registry, access.base_url)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -72,12 +102,20 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             async with AsyncExitStack() as stack:
                 for manager in mcp.session_managers():
                     await stack.enter_async_context(manager.run())
+                await stack.enter_async_context(mail_worker_running(services.settings, services.database))
                 yield
         finally:
             await services.close()
 
+    rest_gate = RestGate(access, RestSurface(registry, services.knowledge), send_error)
+    mcp_gates = [
+        McpGate(access, mcp.surfaces[path], send_error, name=path.lstrip("/"), pro=path == "/mcp-pro")
+        for path in ("/mcp", "/mcp-pro")
+    ]
     routes = [
-        Route("/api/v1/{tool}", rest, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
+        Route("/api/v1/{tool}", rest_gate, methods=ANY_METHOD),
+        Route("/mcp", mcp_gates[0], methods=ANY_METHOD),
+        Route("/mcp-pro", mcp_gates[1], methods=ANY_METHOD),
         Route("/", lambda request: RedirectResponse("/docs"), methods=["GET"]),
         Route("/api/v1", discovery.index, methods=["GET"]),
         Route("/openapi.json", discovery.openapi, methods=["GET"]),
@@ -85,20 +123,21 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         Route("/docs", discovery.docs, methods=["GET"]),
         Route("/privacy", discovery.privacy, methods=["GET"]),
         Route("/healthz", discovery.health, methods=["GET"]),
-        *mcp.routes,
+        Route("/readyz", discovery.ready, methods=["GET"]),
     ]
     app = Starlette(
         routes=routes,
         middleware=[
             Middleware(
                 OpenCors,
-                allow_methods=["GET", "POST", "OPTIONS", "DELETE"],
+                allow_methods=["GET", "POST", "OPTIONS"],
                 allow_headers=CORS_HEADERS,
-                expose_headers=["Mcp-Session-Id", "WWW-Authenticate", "Retry-After"],
+                expose_headers=["WWW-Authenticate", "Retry-After", "RateLimit", "RateLimit-Policy"],
             )
         ],
         exception_handlers={HTTPException: _http_error, Exception: _unexpected},
         lifespan=lifespan,
     )
     app.state.services = services
+    app.state.registry = registry
     return app

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import os
+import signal
 import sys
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -14,11 +17,18 @@ import click
 import orjson
 
 from garage_tools import __version__
+from garage_tools.access.caller import Caller, Tier
 from garage_tools.errors import ServiceError
 from garage_tools.knowledge.loader import DATA_DIR, DATA_FILES, KnowledgeError
-from garage_tools.registry import Caller, Tier, ToolContext, dump, invoke
+from garage_tools.mail.outbox import Outbox
+from garage_tools.mail.transports import transport_from_settings
+from garage_tools.mail.worker import MailWorker
+from garage_tools.registry import ToolContext, dump, invoke
 from garage_tools.services import Services, build_services
 from garage_tools.settings import Settings
+from garage_tools.store.database import StoreConfigError, StoreUnavailable, display_url
+from garage_tools.store.database import log as store_log
+from garage_tools.tools import build_registry
 
 T = TypeVar("T")
 
@@ -34,10 +44,37 @@ def _run(settings: Settings, work: Callable[[Services], Awaitable[T]]) -> T:
         finally:
             await services.close()
 
+    # A command reports a store failure itself (below); the outage line a server would log is noise here.
+    quiet, store_log.disabled = store_log.disabled, True
     try:
         return asyncio.run(main())
     except KnowledgeError as exc:
         raise click.ClickException(str(exc)) from exc
+    except (StoreConfigError, StoreUnavailable) as exc:
+        # One paragraph an operator can act on; the traceback would only bury it (and the URL is masked).
+        raise click.ClickException(
+            f"cannot use the database set in GARAGE_TOOLS_DATABASE_URL ({display_url(settings.db_url)}): "
+            f"{exc.reason}. {exc.hint}"
+        ) from exc
+    finally:
+        store_log.disabled = quiet
+
+
+def _settings() -> Settings:
+    """The settings, or a short error naming the bad variable instead of a traceback."""
+    try:
+        return Settings()
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _log_config(level: str) -> dict[str, Any]:
+    """uvicorn's logging, plus our own `garage_tools` loggers on the same stream (store outages, errors)."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["loggers"]["garage_tools"] = {"handlers": ["default"], "level": level.upper(), "propagate": False}
+    return config
 
 
 @click.group()
@@ -58,17 +95,23 @@ def serve(host: str | None, port: int | None, workers: int | None) -> None:
     for name, value in overrides.items():
         if value is not None:
             os.environ[f"GARAGE_TOOLS_{name.upper()}"] = str(value)
-    try:
-        settings = Settings()
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from exc
+    settings = _settings()
+
+    async def prepare(services: Services) -> None:
+        # Opening the store here reports a bad URL or a missing driver before any worker starts. With
+        # auto-migration off the server is not contacted: the service starts and /readyz says when it answers.
+        if settings.auto_migrate:
+            await services.database.migrate()
+
+    _run(settings.model_copy(update={"auto_migrate": False}), prepare)
     if settings.auto_migrate:
-        _run(settings.model_copy(update={"auto_migrate": False}), lambda services: services.database.migrate())
         os.environ["GARAGE_TOOLS_AUTO_MIGRATE"] = "false"  # migrated once here, so the workers don't race
     # Relative paths were resolved against this directory; pin them for the worker processes.
     os.environ.setdefault("GARAGE_TOOLS_DATA_DIR", str(settings.data_dir))
     os.environ.setdefault("GARAGE_TOOLS_DATABASE_URL", settings.db_url)
-    click.echo(f"garage-tools {__version__} on http://{settings.host}:{settings.port} (database {settings.db_url})")
+    database = display_url(settings.db_url)
+    click.echo(f"garage-tools {__version__} on http://{settings.host}:{settings.port} (database {database})")
+    _exit_zero_after_sigterm()
     uvicorn.run(
         "garage_tools.app:create_app",
         factory=True,
@@ -76,10 +119,25 @@ def serve(host: str | None, port: int | None, workers: int | None) -> None:
         port=settings.port,
         workers=settings.workers,
         log_level=settings.log_level,
-        proxy_headers=True,
-        forwarded_allow_ips=settings.forwarded_allow_ips,
+        log_config=_log_config(settings.log_level),
+        proxy_headers=False,  # the access gate reads Forwarded/X-Forwarded-For from trusted proxies only
         server_header=False,
+        # Bounds on what one client can hold (see connection_limits.py). A string, so workers import it.
+        http="garage_tools.connection_limits:BoundedHttpProtocol",
+        limit_concurrency=settings.max_connections,
+        timeout_keep_alive=settings.keep_alive_timeout_seconds,
+        timeout_graceful_shutdown=settings.graceful_shutdown_seconds,
+        h11_max_incomplete_event_size=settings.max_header_bytes,  # our protocol reads it as its head size cap
     )
+
+
+def _exit_zero_after_sigterm() -> None:
+    """Make a finished graceful shutdown exit 0, as it already does with several workers.
+
+    A single uvicorn server re-raises SIGTERM once it has shut down, with the handler that was in place
+    before it started; by default that kills the process (status 143) after a clean stop.
+    """
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
 
 
 @main.command()
@@ -101,11 +159,12 @@ def call(tool: str, arguments: str) -> None:
         caller = Caller(tier=Tier.PRO, surface="cli")  # the operator on this machine
         base = services.settings.public_base_url or f"http://{services.settings.host}:{services.settings.port}"
         try:
-            return dump(await invoke(services.registry, tool, parsed, ToolContext(services, caller, base)))
+            context = ToolContext(services.knowledge, caller, base)
+            return dump(await invoke(build_registry(), tool, parsed, context))
         except ServiceError as error:
             return error.envelope()
 
-    result = _run(Settings(), work)
+    result = _run(_settings(), work)
     click.echo(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
     if "error" in result and set(result) == {"error"}:
         sys.exit(1)
@@ -123,7 +182,7 @@ def keys_create(email: str, name: str) -> None:
     """Create a key and print it. The plaintext is shown only this once."""
     if "@" not in email or len(email) > 320:
         raise click.BadParameter("must be an e-mail address", param_hint="--email")
-    issued = _run(Settings(), lambda services: services.keys.issue(email.strip().lower(), name[:100]))
+    issued = _run(_settings(), lambda services: services.keys.issue(email.strip().lower(), name[:100]))
     click.echo(f"id:    {issued.record.id}\nowner: {issued.record.owner_email}\nname:  {issued.record.name}")
     click.echo(f"key:   {issued.plaintext}")
     click.echo("Store the key now: it cannot be shown again.", err=True)
@@ -133,7 +192,7 @@ def keys_create(email: str, name: str) -> None:
 @click.option("--email", default=None, help="Only this owner's keys.")
 def keys_list(email: str | None) -> None:
     """List keys (never the secrets)."""
-    records = _run(Settings(), lambda services: services.keys.repository.list(email.lower() if email else None))
+    records = _run(_settings(), lambda services: services.keys.repository.list(email.lower() if email else None))
     if not records:
         click.echo("no keys")
         return
@@ -148,7 +207,7 @@ def keys_list(email: str | None) -> None:
 @click.argument("key_id")
 def keys_revoke(key_id: str) -> None:
     """Revoke the key with id KEY_ID; it stops working at once."""
-    record = _run(Settings(), lambda services: services.keys.repository.revoke(key_id))
+    record = _run(_settings(), lambda services: services.keys.revoke(key_id))
     if record is None:
         raise click.ClickException(f"no key with id {key_id!r}")
     click.echo(f"revoked {record.id} ({record.owner_email}, {record.name})")
@@ -162,13 +221,77 @@ def db() -> None:
 @db.command("upgrade")
 def db_upgrade() -> None:
     """Apply pending migrations (run once per deploy when auto-migration is off)."""
-    settings = Settings()
+    settings = _settings()
 
     async def work(services: Services) -> None:
         await services.database.migrate()
 
     _run(settings.model_copy(update={"auto_migrate": False}), work)
-    click.echo(f"database is at the newest schema ({settings.db_url})")
+    click.echo(f"database is at the newest schema ({display_url(settings.db_url)})")
+
+
+@main.group()
+def mail() -> None:
+    """The e-mail outbox: deliver it and look inside."""
+
+
+@mail.command("worker")
+@click.option("--once", is_flag=True, help="Deliver what is due now, then exit.")
+def mail_worker(once: bool) -> None:
+    """Deliver outgoing mail until stopped. SIGTERM or Ctrl-C finish the message in hand, then exit."""
+
+    async def work(services: Services) -> None:
+        worker = MailWorker.from_settings(services.settings, services.database)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        if once:
+            done = await worker.drain(stop)
+            click.echo(
+                f"sent {done.sent}, retrying {done.retrying}, dead {done.dead} via {worker.transport.describe()}"
+            )
+            return
+        click.echo(f"delivering mail via {worker.transport.describe()}; stop with Ctrl-C", err=True)
+        await worker.run_forever(stop)
+        click.echo("mail worker stopped", err=True)
+
+    _run(_settings(), work)
+
+
+@mail.command("status")
+def mail_status() -> None:
+    """Messages by status, how long the oldest has waited, and the dead ones with their last error."""
+    settings = _settings()
+    summary = _run(settings, lambda services: Outbox(services.database).summary())
+    click.echo(f"database:  {display_url(settings.db_url)}")
+    click.echo(f"transport: {transport_from_settings(settings).describe()}")
+    click.echo("  ".join(f"{status} {count}" for status, count in summary.counts.items()))
+    if summary.oldest_waiting is not None:
+        click.echo(f"oldest waiting: {_age(datetime.now(UTC) - summary.oldest_waiting)}")
+    for dead in summary.dead:
+        click.echo(f"dead {dead.message_id} to {dead.to} ({dead.kind}, {dead.attempts} attempts): {dead.last_error}")
+
+
+@mail.command("latest")
+@click.option("--to", "address", required=True, help="Recipient's e-mail address.")
+def mail_latest(address: str) -> None:
+    """Print the newest message to an address (read sign-in links locally when no SMTP server is set)."""
+    found = _run(_settings(), lambda services: Outbox(services.database).latest_to(address))
+    if found is None:
+        raise click.ClickException(f"no mail to {address}")
+    click.echo(f"To:      {found.to}\nSubject: {found.subject}")
+    click.echo(f"Status:  {found.status}, queued {found.created_at:%Y-%m-%d %H:%M} UTC\n")
+    click.echo(found.text)
+
+
+def _age(delta: timedelta) -> str:
+    seconds = max(0, int(delta.total_seconds()))
+    if seconds < 120:
+        return f"{seconds}s"
+    if seconds < 7200:
+        return f"{seconds // 60}m"
+    return f"{seconds // 3600}h {seconds % 3600 // 60}m"
 
 
 @main.group()

@@ -76,6 +76,12 @@ class InvalidBody(ServiceError):
     code = "invalid_body"
 
 
+class InvalidHeader(ServiceError):
+    """A header the service acts on is malformed or repeated."""
+
+    code = "invalid_header"
+
+
 class InvalidArguments(ServiceError):
     code = "invalid_arguments"
 
@@ -96,6 +102,18 @@ class InvalidKey(ServiceError):
     code = "invalid_key"
 
 
+class OriginNotAllowed(ServiceError):
+    status = 403
+    code = "origin_not_allowed"
+
+
+class HostNotAllowed(ServiceError):
+    """The `Host` is not one this service answers to (DNS-rebinding protection on MCP)."""
+
+    status = 421
+    code = "host_not_allowed"
+
+
 class UnknownTool(ServiceError):
     status = 404
     code = "unknown_tool"
@@ -111,6 +129,13 @@ class MethodNotAllowed(ServiceError):
     code = "method_not_allowed"
 
 
+class RequestTimeout(ServiceError):
+    """The client did not finish sending the request head in time; the connection is closed."""
+
+    status = 408
+    code = "request_timeout"
+
+
 class PayloadTooLarge(ServiceError):
     status = 413
     code = "payload_too_large"
@@ -121,9 +146,30 @@ class UnsupportedMediaType(ServiceError):
     code = "unsupported_media_type"
 
 
+class RequestHeadersTooLarge(ServiceError):
+    """The request line and headers together are over the server's limit; the connection is closed."""
+
+    status = 431
+    code = "request_headers_too_large"
+
+
 class RateLimited(ServiceError):
     status = 429
     code = "rate_limited"
+
+
+class ChallengeRequired(ServiceError):
+    """A browser caller without a key sent no `challengeToken`: it must solve the browser challenge first."""
+
+    status = 403
+    code = "challenge_required"
+
+
+class ChallengeFailed(ServiceError):
+    """The `challengeToken` was rejected, spent, expired, or issued for another page or action."""
+
+    status = 403
+    code = "challenge_failed"
 
 
 class InternalError(ServiceError):
@@ -145,15 +191,22 @@ class ServiceUnavailable(ServiceError):
 ALL_ERRORS: tuple[type[ServiceError], ...] = (
     InvalidJson,
     InvalidBody,
+    InvalidHeader,
     InvalidArguments,
     ToolFailed,
     AuthRequired,
     InvalidKey,
+    ChallengeRequired,
+    ChallengeFailed,
+    OriginNotAllowed,
+    HostNotAllowed,
     UnknownTool,
     NotFound,
     MethodNotAllowed,
+    RequestTimeout,
     PayloadTooLarge,
     UnsupportedMediaType,
+    RequestHeadersTooLarge,
     RateLimited,
     InternalError,
     ServiceUnavailable,

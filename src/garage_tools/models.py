@@ -1,8 +1,13 @@
-"""Base classes for every tool's input and output model.
+r"""Base classes for every tool's input and output model.
 
 JSON field names are camelCase on every surface (the wire format clients already use);
 Python attributes stay snake_case. Inputs reject unknown fields so that a typo such as
 `descripton` is a clear 400 naming the field instead of a silently ignored argument.
+
+Inputs accept exactly what their published JSON Schema accepts: only the camelCase names,
+and strings as sent (no whitespace stripping, so `maxLength` counts the raw string). Patterns
+in input schemas spell character classes out (`[0-9]`, `[ \t]`): `\d` and `\s` match different
+characters in Python, in Rust and in ECMA-262 (the dialect of JSON Schema validators).
 """
 
 from __future__ import annotations
@@ -22,9 +27,7 @@ Flag = Annotated[bool, Strict()]
 class InputModel(BaseModel):
     """A tool's arguments."""
 
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", str_strip_whitespace=True
-    )
+    model_config = ConfigDict(alias_generator=to_camel, validate_by_alias=True, validate_by_name=False, extra="forbid")
 
 
 class OutputModel(BaseModel):

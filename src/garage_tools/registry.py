@@ -13,10 +13,11 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from garage_tools.access.caller import Caller, Tier
 from garage_tools.errors import (
     AuthRequired,
     FieldProblem,
@@ -25,9 +26,7 @@ from garage_tools.errors import (
     ServiceError,
     UnknownTool,
 )
-
-if TYPE_CHECKING:
-    from garage_tools.services import Services
+from garage_tools.knowledge.loader import Knowledge
 
 log = logging.getLogger(__name__)
 
@@ -42,30 +41,6 @@ class AuthPolicy(StrEnum):
     BEARER = "bearer"  # a valid API key is required
 
 
-class Tier(StrEnum):
-    PUBLIC = "public"
-    PRO = "pro"
-
-
-@dataclass(frozen=True, slots=True)
-class Caller:
-    """Who is calling, as established by the access layer before `invoke`.
-
-    `credential_error` is set when a bearer was presented but is not valid: `invoke` raises
-    it, so a bad key is always an `invalid_key` error and never a silent downgrade to public.
-    """
-
-    tier: Tier
-    surface: str
-    ip: str | None = None
-    key_id: str | None = None
-    credential_error: ServiceError | None = None
-
-    @classmethod
-    def anonymous(cls, surface: str, ip: str | None = None) -> Caller:
-        return cls(tier=Tier.PUBLIC, surface=surface, ip=ip)
-
-
 @dataclass(frozen=True, slots=True)
 class Annotations:
     """MCP tool annotations: hints for clients about a tool's side effects."""
@@ -77,10 +52,26 @@ class Annotations:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolContext:
-    """What a handler may use: shared services, the caller and the public base URL."""
+class UsageCap:
+    """A cap on one tool per caller, on top of the tier's general rate limits.
 
-    services: Services
+    `public` and `pro` are in the `limits` package's notation, e.g. `20/day`. The access gate
+    counts every call of the tool against it, on every surface.
+    """
+
+    name: str
+    public: str
+    pro: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """What a handler may use: the knowledge base, the caller and the public base URL.
+
+    Deliberately narrow: a handler never sees HTTP, JSON-RPC, settings or the whole service.
+    """
+
+    knowledge: Knowledge
     caller: Caller
     base_url: str
 
@@ -102,6 +93,7 @@ class Tool(Generic[InT, OutT]):
     auth: AuthPolicy = AuthPolicy.OPTIONAL
     annotations: Annotations = field(default_factory=Annotations)
     max_body_bytes: int = 16 * 1024
+    usage_cap: UsageCap | None = None
 
 
 class Registry:
@@ -121,6 +113,9 @@ class Registry:
         except KeyError:
             raise UnknownTool(f"No tool named {name!r}. Available tools: {', '.join(self._tools)}.") from None
 
+    def find(self, name: str) -> Tool[Any, Any] | None:
+        return self._tools.get(name)
+
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
@@ -136,7 +131,7 @@ class Registry:
 
 
 def authorize(tool: Tool[Any, Any], caller: Caller) -> None:
-    """Tier rules, in one place for every surface."""
+    """Tier rules, in one place for every surface (the access gate has settled limits already)."""
     if caller.credential_error is not None:
         raise caller.credential_error
     if tool.auth is AuthPolicy.BEARER and caller.tier is not Tier.PRO:

@@ -1,41 +1,59 @@
-"""The long-lived parts every surface and tool share, built once per process."""
+"""The long-lived parts every surface shares, built once per process.
+
+Everything here is stateless beyond connection pools and short caches, so any number of
+processes can run side by side against one database (and one Redis for rate limits).
+"""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
-from garage_tools.access.keys import KeyService
+from garage_tools.access.challenge import ChallengeVerifier
+from garage_tools.access.keys import KeyCache, KeyService
+from garage_tools.access.ratelimit import RateLimiter, RedisCounters
 from garage_tools.knowledge.loader import Knowledge, load_knowledge
-from garage_tools.registry import Registry
+from garage_tools.mail.outbox import Outbox
 from garage_tools.settings import Settings
 from garage_tools.store.api_keys import ApiKeyRepository
 from garage_tools.store.database import Database
-from garage_tools.tools import build_registry
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class Services:
     settings: Settings
     knowledge: Knowledge
-    registry: Registry
     database: Database
     keys: KeyService
+    limiter: RateLimiter
+    challenge: ChallengeVerifier
+    outbox: Outbox
 
     async def start(self) -> None:
         if self.settings.auto_migrate:
             await self.database.migrate()
+        log.info("%s", self.challenge.describe())
+        log.info("rate limits: counted in %s", "Redis" if self.limiter.backend == "redis" else "process memory")
 
     async def close(self) -> None:
+        await self.keys.drain()
+        await self.challenge.aclose()
+        await self.limiter.close()
         await self.database.dispose()
 
 
 def build_services(settings: Settings) -> Services:
     """Load and check the knowledge base and open the database (no I/O beyond reading data files)."""
     database = Database(settings.db_url)
+    shared = RedisCounters(settings.redis_url) if settings.redis_url else None
     return Services(
         settings=settings,
         knowledge=load_knowledge(),
-        registry=build_registry(),
         database=database,
-        keys=KeyService(ApiKeyRepository(database)),
+        keys=KeyService(ApiKeyRepository(database), KeyCache(ttl=settings.key_cache_seconds)),
+        limiter=RateLimiter(shared),
+        challenge=ChallengeVerifier.from_settings(settings),
+        outbox=Outbox.from_settings(database, settings),
     )

@@ -7,13 +7,15 @@ started in two directories never share state.
 
 from __future__ import annotations
 
+from email.utils import formataddr, parseaddr
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 CommaList = Annotated[list[str], NoDecode]
 
@@ -34,6 +36,39 @@ class Settings(BaseSettings):
     host: str = Field(default="127.0.0.1", description="Interface `serve` binds to.")
     port: int = Field(default=8000, ge=0, le=65535, description="Port `serve` listens on.")
     workers: int = Field(default=1, ge=1, le=64, description="uvicorn worker processes for `serve`.")
+    header_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        le=300,
+        description=(
+            "Seconds a client has to send a complete request line and headers, counted from when the connection "
+            "opens or the request starts. Slower clients get 408 and are disconnected."
+        ),
+    )
+    keep_alive_timeout_seconds: int = Field(
+        default=5, ge=1, le=300, description="Seconds an idle connection is kept open between requests."
+    )
+    max_connections: int = Field(
+        default=1000,
+        ge=2,
+        le=100_000,
+        description=(
+            "Per worker: once this many connections are open (or requests in flight), "
+            "new requests get 503 `service_unavailable` instead of waiting."
+        ),
+    )
+    max_header_bytes: int = Field(
+        default=32 * 1024,
+        ge=1024,
+        le=1024 * 1024,
+        description="Largest request line plus headers accepted; larger heads get 431 and are disconnected.",
+    )
+    graceful_shutdown_seconds: int = Field(
+        default=20,
+        ge=0,
+        le=600,
+        description="On SIGTERM, how long requests in flight may finish before they are cancelled.",
+    )
 
     public_base_url: str | None = Field(
         default=None,
@@ -46,6 +81,7 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         default=None,
         description="SQLAlchemy async URL. Default: a SQLite file in `data_dir`. PostgreSQL: postgresql+asyncpg://…",
+        repr=False,  # it may carry a password; show it only through store.database.display_url
     )
     auto_migrate: bool = Field(default=True, description="Apply pending database migrations when the service starts.")
 
@@ -59,8 +95,9 @@ class Settings(BaseSettings):
     allowed_origins: CommaList = Field(
         default_factory=list,
         description=(
-            "Extra browser origins MCP accepts, e.g. `https://app.example.com`. "
-            "Loopback origins and the public base URL's origin are always allowed."
+            "Browser origins admitted as the service's own, e.g. a partner's `https://doors.example.com`: "
+            "their pages call the REST tools without the browser challenge, and may use MCP. "
+            "The public base URL's origin is always admitted; MCP also accepts loopback origins."
         ),
     )
     dns_rebinding_protection: bool = Field(
@@ -68,17 +105,111 @@ class Settings(BaseSettings):
         description="Check `Host` and `Origin` on the MCP endpoints. Turn off only behind a proxy that owns `Host`.",
     )
 
+    challenge_secret: SecretStr | None = Field(
+        default=None,
+        description=(
+            "Turnstile secret key for the browser challenge; never logged or printed. "
+            "Unset: browser callers are not challenged."
+        ),
+    )
+    challenge_verify_url: str = Field(
+        default="https://challenges.cloudflare.com/turnstile/v0/siteverify",
+        description="Where challenge tokens are verified: Turnstile's siteverify API (or a stand-in in tests).",
+    )
+    challenge_timeout_seconds: float = Field(
+        default=3.0, gt=0, le=30, description="Total seconds to spend verifying one token, its one retry included."
+    )
+    challenge_hostnames: CommaList = Field(
+        default_factory=list,
+        description="Hostnames a challenge must have been solved on, e.g. `app.example.com`. Default: any hostname.",
+    )
+    challenge_action: str | None = Field(
+        default=None, description="Widget action (`data-action`) a challenge token must carry. Default: any action."
+    )
+
+    rate_limit_public: str = Field(
+        default="60/minute;2000/day",
+        description="Tool calls per client IP on the public tier, in the `limits` notation (`N/period;...`).",
+    )
+    rate_limit_pro: str = Field(
+        default="240/minute;10000/day", description="Tool calls per client IP with an API key (pro tier)."
+    )
+    rate_limit_mcp_protocol: str = Field(
+        default="600/minute",
+        description="MCP handshakes and listings (initialize, tools/list, ping) per client IP; tool calls count apart.",
+    )
+    redis_url: str | None = Field(
+        default=None,
+        description="Redis for rate limits shared by several processes or hosts, e.g. `redis://10.0.0.5:6379/0`. "
+        "Default: counted in each process's memory.",
+        repr=False,
+    )
+    key_cache_seconds: float = Field(
+        default=5.0,
+        ge=0,
+        le=60,
+        description="How long a process trusts a key it has checked; a revocation reaches every process within this.",
+    )
+    body_timeout_seconds: float = Field(
+        default=15.0, gt=0, le=300, description="Longest time a request body may take to arrive (then 408)."
+    )
     mcp_fast_path: bool = Field(
         default=True,
         description="Answer plain 2026-07-28 tools/call requests without the SDK's generic machinery (same answers).",
     )
-    forwarded_allow_ips: str = Field(
-        default="127.0.0.1",
-        description="Proxies trusted to set X-Forwarded-For (comma-separated IPs or CIDRs; '*' trusts all).",
+    trusted_proxies: CommaList = Field(
+        default_factory=list,
+        description=(
+            "Proxies whose `Forwarded`/`X-Forwarded-For` headers name the client (comma-separated IPs or CIDRs, "
+            "e.g. `127.0.0.1,10.0.0.0/8`; `*` trusts every peer). Default: none; the socket peer is the client."
+        ),
     )
     log_level: str = Field(default="info", description="uvicorn and application log level.")
 
-    _split_hosts = field_validator("allowed_hosts", "allowed_origins", mode="before")(_split_commas)
+    smtp_host: str | None = Field(
+        default=None,
+        description="SMTP server for outgoing mail. Default: none; mail is written as .eml files in `data_dir/mail`.",
+    )
+    smtp_port: int = Field(default=587, ge=1, le=65535, description="SMTP server port (587 submission, 465 TLS).")
+    smtp_username: str | None = Field(default=None, description="SMTP login name, if the server needs one.")
+    smtp_password: SecretStr | None = Field(default=None, description="SMTP password; never logged or printed.")
+    smtp_starttls: bool = Field(
+        default=True, description="Upgrade the SMTP connection with STARTTLS (refuse to send if the server can't)."
+    )
+    smtp_tls: bool = Field(default=False, description="Use TLS from the first byte (port 465); wins over STARTTLS.")
+    smtp_timeout: float = Field(default=30.0, gt=0, le=600, description="Seconds to wait on the SMTP server.")
+    mail_from: str = Field(
+        default="Garage Door Tools <no-reply@localhost>",
+        description="From address of outgoing mail; its domain also names the Message-IDs.",
+    )
+    mail_max_attempts: int = Field(
+        default=8, ge=1, le=100, description="Delivery attempts before a message is set aside as dead."
+    )
+    mail_poll_seconds: float = Field(
+        default=5.0, gt=0, le=3600, description="How often the mail worker looks for messages that are due."
+    )
+    mail_worker_in_process: bool = Field(
+        default=True,
+        description="Run the mail worker inside the service. Turn off when `garage-tools mail worker` runs separately.",
+    )
+
+    _split_hosts = field_validator(
+        "allowed_hosts", "allowed_origins", "challenge_hostnames", "trusted_proxies", mode="before"
+    )(_split_commas)
+
+    @field_validator("challenge_secret", "challenge_action", mode="before")
+    @classmethod
+    def _blank_challenge_setting_is_none(cls, value: object) -> object:
+        # An empty GARAGE_TOOLS_CHALLENGE_SECRET= line must mean "off", not "verify with an empty secret".
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("challenge_verify_url")
+    @classmethod
+    def _check_challenge_verify_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError("challenge_verify_url must be an absolute http(s) URL")
+        return value
 
     @field_validator("public_base_url")
     @classmethod
@@ -90,13 +221,34 @@ class Settings(BaseSettings):
             raise ValueError("public_base_url must be an absolute http(s) URL, e.g. https://api.example.com")
         return value.rstrip("/")
 
+    @field_validator("mail_from")
+    @classmethod
+    def _check_mail_from(cls, value: str) -> str:
+        name, address = parseaddr(value)
+        if "@" not in address or "\r" in value or "\n" in value:
+            raise ValueError("mail_from must be an address such as 'Garage Door Tools <no-reply@example.com>'")
+        return formataddr((name, address)) if name else address
+
+    @field_validator("smtp_host", "smtp_username")
+    @classmethod
+    def _blank_is_none(cls, value: str | None) -> str | None:
+        return value or None
+
+    @property
+    def mail_from_address(self) -> str:
+        """The bare address of `mail_from` (the SMTP envelope sender)."""
+        return parseaddr(self.mail_from)[1]
+
     @model_validator(mode="after")
     def _resolve_paths(self) -> Settings:
         self.data_dir = self.data_dir.expanduser().resolve()
         if self.database_url is None:
             self.database_url = f"sqlite+aiosqlite:///{self.data_dir / 'garage-tools.db'}"
         else:
-            url = make_url(self.database_url)
+            try:
+                url = make_url(self.database_url)
+            except (ArgumentError, ValueError):
+                return self  # reported, with the password masked, when the store is opened
             if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
                 resolved = Path(url.database).expanduser().resolve()
                 self.database_url = url.set(database=str(resolved)).render_as_string(hide_password=False)
@@ -117,6 +269,14 @@ class Settings(BaseSettings):
         for host in self.allowed_hosts:
             hosts += [host] if ":" in host else [host, f"{host}:*"]
         return hosts
+
+    def site_origins(self) -> list[str]:
+        """Browser origins admitted as the service's own: no browser challenge for their pages."""
+        origins = [origin.rstrip("/") for origin in self.allowed_origins]
+        if self.public_base_url:
+            parts = urlsplit(self.public_base_url)
+            origins.append(f"{parts.scheme}://{parts.netloc}")
+        return origins
 
     def mcp_allowed_origins(self) -> list[str]:
         """Browser origins the MCP transport accepts."""

@@ -9,13 +9,15 @@ from typing import Any
 
 import httpx
 import pytest
-from mcp.server.transport_security import TransportSecuritySettings
 
-from garage_tools.registry import Caller
+from garage_tools.access.gate import McpGate
+from garage_tools.app import build_access
 from garage_tools.services import build_services
 from garage_tools.settings import Settings
-from garage_tools.surfaces.mcp import build_server
+from garage_tools.surfaces.mcp import McpSurface, build_server
 from garage_tools.surfaces.mcp_fast import FastToolCall
+from garage_tools.surfaces.responses import send_error
+from garage_tools.tools import build_registry
 from tests.conftest import LiveServer, start_server, stop_server
 
 META = {
@@ -107,8 +109,10 @@ def _scope(headers: dict[str, str]) -> dict[str, Any]:
 
 async def test_plain_calls_never_reach_the_sdk(tmp_path: Path) -> None:
     services = build_services(Settings(_env_file=None, data_dir=tmp_path))  # type: ignore[call-arg]
-    security = TransportSecuritySettings(allowed_hosts=["127.0.0.1:*"], allowed_origins=[])
-    fast = FastToolCall(_exploding_sdk, build_server(services), services, security)
+    registry = build_registry()
+    server = build_server(registry, services.knowledge)
+    surface = McpSurface(_exploding_sdk, FastToolCall(registry, services.knowledge, server.server_info_stamp))
+    gate = McpGate(build_access(services, registry), surface, send_error, name="mcp", pro=False)
     headers, body = CASES["answer"]
     sent = _Sent()
     payload = json.dumps(body).encode()
@@ -116,7 +120,7 @@ async def test_plain_calls_never_reach_the_sdk(tmp_path: Path) -> None:
     async def receive() -> dict[str, Any]:
         return {"type": "http.request", "body": payload, "more_body": False}
 
-    await fast(_scope(headers), receive, sent, Caller.anonymous("mcp"))
+    await gate(_scope(headers), receive, sent)
     assert sent.messages[0]["status"] == 200
     answer = json.loads(sent.messages[1]["body"])
     assert answer["result"]["structuredContent"]["symptom"]["key"] == "banging_noise"

@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 from pydantic import Field
 
+from garage_tools.access.caller import Caller, Tier
 from garage_tools.errors import AuthRequired, InternalError, InvalidArguments, InvalidKey, ToolFailed, UnknownTool
 from garage_tools.models import InlineImage, InputModel, OutputModel, inline_images
-from garage_tools.registry import AuthPolicy, Caller, Registry, Tier, Tool, ToolContext, dump, invoke
-from garage_tools.surfaces.mcp import tool_result
+from garage_tools.registry import AuthPolicy, Registry, Tool, ToolContext, dump, invoke
+from garage_tools.surfaces.mcp_encoding import tool_result
 from garage_tools.tools import build_registry
 
 
@@ -54,7 +55,7 @@ PRO = Caller(tier=Tier.PRO, surface="test", key_id="k1")
 
 
 def ctx(caller: Caller) -> ToolContext:
-    return ToolContext(services=None, caller=caller, base_url="http://test")  # type: ignore[arg-type]
+    return ToolContext(knowledge=None, caller=caller, base_url="http://test")  # type: ignore[arg-type]
 
 
 async def test_valid_call_returns_the_output_model() -> None:
@@ -120,8 +121,9 @@ async def test_images_in_results_become_mcp_image_blocks() -> None:
     result = await invoke(REGISTRY, "echo", {"text": "pic"}, ctx(PUBLIC))
     assert [i.mime_type for i in inline_images(result)] == ["image/png"]
     mcp = tool_result(result)
-    assert [block.type for block in mcp.content] == ["text", "image"]
-    assert mcp.structured_content == dump(result)
+    assert [block["type"] for block in mcp["content"]] == ["text", "image"]
+    assert mcp["content"][1]["mimeType"] == "image/png"
+    assert mcp["structuredContent"] == dump(result)
 
 
 def test_duplicate_names_are_refused() -> None:

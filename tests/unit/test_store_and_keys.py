@@ -8,13 +8,14 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
-from garage_tools.access.callers import identify
-from garage_tools.access.keys import KEY_LENGTH, PREFIX, KeyService, checksum, new_key, parse_key
-from garage_tools.registry import Tier
+from garage_tools.access.caller import Tier
+from garage_tools.access.credentials import authenticate
+from garage_tools.access.keys import KEY_LENGTH, PREFIX, KeyCache, KeyService, checksum, new_key, parse_key
 from garage_tools.store.api_keys import ApiKeyRepository
-from garage_tools.store.database import Database
+from garage_tools.store.database import Database, alembic_config
 from tests.conftest import POSTGRES_ADMIN_URL
 
 
@@ -75,7 +76,7 @@ async def test_migration_creates_the_schema_and_is_repeatable(database: Database
         tables = await conn.run_sync(lambda sync: inspect(sync).get_table_names())
         version = (await conn.execute(text("select version_num from alembic_version"))).scalar_one()
     assert "api_keys" in tables
-    assert version == "0001"
+    assert version == ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
 async def test_issued_key_verifies_and_only_a_hash_is_stored(keys: KeyService, database: Database) -> None:
@@ -108,6 +109,7 @@ async def test_last_used_is_recorded(keys: KeyService) -> None:
     issued = await keys.issue("dev@example.com")
     assert issued.record.last_used_at is None
     await keys.verify(issued.plaintext)
+    await keys.drain()  # the write happens off the request path
     listed = await keys.repository.list("dev@example.com")
     assert listed[0].last_used_at is not None
 
@@ -130,15 +132,65 @@ async def test_several_keys_per_owner_for_rotation(keys: KeyService) -> None:
         ("Bearer", Tier.PUBLIC, "invalid_key"),
     ],
 )
-async def test_identify_never_downgrades_a_bad_credential(
+async def test_a_bad_credential_is_never_a_downgrade(
     keys: KeyService, header: str | None, tier: Tier, error: str | None
 ) -> None:
-    caller = await identify(header, surface="rest", ip="127.0.0.1", keys=keys)
-    assert caller.tier is tier
-    assert (caller.credential_error.code if caller.credential_error else None) == error
+    credentials = await authenticate([header] if header is not None else [], keys)
+    assert credentials.tier is tier
+    assert (credentials.error.code if credentials.error else None) == error
 
 
-async def test_identify_valid_key_is_pro(keys: KeyService) -> None:
+async def test_a_valid_key_is_pro(keys: KeyService) -> None:
     issued = await keys.issue("dev@example.com")
-    caller = await identify(f"bearer {issued.plaintext}", surface="rest", ip=None, keys=keys)
-    assert caller.tier is Tier.PRO and caller.key_id == issued.record.id and caller.credential_error is None
+    credentials = await authenticate([f"bearer {issued.plaintext}"], keys)
+    assert credentials.tier is Tier.PRO and credentials.key_id == issued.record.id and credentials.error is None
+
+
+async def test_two_authorization_headers_are_refused_even_when_both_are_valid(keys: KeyService) -> None:
+    issued = await keys.issue("dev@example.com")
+    credentials = await authenticate([f"Bearer {issued.plaintext}"] * 2, keys)
+    assert credentials.tier is Tier.PUBLIC and credentials.error is not None
+    assert credentials.error.code == "invalid_header" and credentials.error.status == 400
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_the_key_cache_spares_the_store_and_expires(keys: KeyService) -> None:
+    issued = await keys.issue("dev@example.com")
+    clock = Clock()
+    cached = KeyService(keys.repository, KeyCache(ttl=5, clock=clock))
+    assert await cached.verify(issued.plaintext) is not None
+    await keys.repository.revoke(issued.record.id)  # as another process would: this cache is not told
+    assert await cached.verify(issued.plaintext) is not None  # served from the cache
+    clock.now += 5.1
+    assert await cached.verify(issued.plaintext) is None  # the cache expired: the revocation is seen
+    await cached.drain()
+
+
+async def test_revoking_through_the_service_takes_effect_at_once(keys: KeyService) -> None:
+    issued = await keys.issue("dev@example.com")
+    cached = KeyService(keys.repository, KeyCache(ttl=60))
+    assert await cached.verify(issued.plaintext) is not None
+    await cached.revoke(issued.record.id)
+    assert await cached.verify(issued.plaintext) is None
+    await cached.drain()
+
+
+async def test_revoke_with_an_owner_touches_only_that_owners_keys(keys: KeyService) -> None:
+    issued = await keys.issue("dev@example.com")
+    assert await keys.revoke(issued.record.id, owner_email="someone-else@example.com") is None
+    assert await keys.verify(issued.plaintext) is not None
+    assert await keys.revoke(issued.record.id, owner_email="dev@example.com") is not None
+
+
+def test_the_key_cache_is_bounded() -> None:
+    cache = KeyCache(ttl=60, size=3)
+    for n in range(10):
+        cache.put(f"id{n}", None)
+    assert [cache.get(f"id{n}")[0] for n in range(10)] == [False] * 7 + [True] * 3

@@ -8,14 +8,21 @@ the whole key is stored, compared in constant time. The plaintext exists once, a
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import hmac
+import math
 import secrets
 import string
+import time
 import zlib
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from garage_tools.store.api_keys import ApiKeyRepository, KeyRecord
+from garage_tools.errors import ServiceUnavailable
+from garage_tools.store.api_keys import LAST_USED_RESOLUTION, ApiKeyRepository, KeyRecord
 
 PREFIX = "svc_live_"
 ALPHABET = string.digits + string.ascii_letters  # base62
@@ -73,26 +80,101 @@ class IssuedKey:
     plaintext: str
 
 
+#: Compared against when no record exists, so an unknown id costs the same as a wrong secret.
+_NO_RECORD_HASH = hash_key("no such key")
+
+
+class KeyCache:
+    """Recently read key records (and recent misses), for `ttl` seconds, at most `size` of them.
+
+    Reading the store on every keyed call made a pro call about 7x dearer than an anonymous one.
+    A revocation made in another process takes effect here within `ttl` seconds; one made
+    through this process's `KeyService` takes effect at once.
+    """
+
+    def __init__(self, ttl: float, size: int = 10_000, clock: Callable[[], float] = time.monotonic) -> None:
+        self.ttl = ttl
+        self.size = size
+        self.clock = clock
+        self._entries: OrderedDict[str, tuple[float, KeyRecord | None]] = OrderedDict()
+
+    def get(self, key_id: str) -> tuple[bool, KeyRecord | None]:
+        """(found, record): found is False when the id is not cached or its entry has expired."""
+        entry = self._entries.get(key_id)
+        if entry is None or entry[0] <= self.clock():
+            return False, None
+        return True, entry[1]
+
+    def put(self, key_id: str, record: KeyRecord | None) -> None:
+        if self.ttl <= 0:
+            return
+        self._entries[key_id] = (self.clock() + self.ttl, record)
+        self._entries.move_to_end(key_id)
+        while len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+
+    def forget(self, key_id: str) -> None:
+        self._entries.pop(key_id, None)
+
+
 class KeyService:
     """Issue, list, revoke and verify keys on top of the repository."""
 
-    def __init__(self, repository: ApiKeyRepository) -> None:
+    def __init__(self, repository: ApiKeyRepository, cache: KeyCache | None = None) -> None:
         self.repository = repository
+        self.cache = cache or KeyCache(ttl=0)
+        self._touched: dict[str, float] = {}
+        self._background: set[asyncio.Task[None]] = set()
 
     async def issue(self, owner_email: str, name: str = "default") -> IssuedKey:
         key_id, plaintext = new_key()
         record = await self.repository.add(
             key_id=key_id, owner_email=owner_email, name=name, secret_hash=hash_key(plaintext)
         )
+        self.cache.forget(key_id)
         return IssuedKey(record=record, plaintext=plaintext)
 
+    async def revoke(self, key_id: str, owner_email: str | None = None) -> KeyRecord | None:
+        """Revoke a key (only `owner_email`'s when given); it stops working in this process at once."""
+        record = await self.repository.revoke(key_id, owner_email=owner_email)
+        self.cache.forget(key_id)
+        return record
+
     async def verify(self, token: str) -> KeyRecord | None:
-        """The active key record `token` belongs to, or None for anything else."""
+        """The active key record `token` belongs to, or None for anything else.
+
+        An unknown id and a wrong secret take the same steps (a lookup, one hash, one constant-time
+        compare), so timing does not tell an attacker which ids exist. Store faults propagate as
+        `ServiceUnavailable`.
+        """
         key_id = parse_key(token)
         if key_id is None:
             return None
-        record = await self.repository.get(key_id)
-        if record is None or not hmac.compare_digest(record.secret_hash, hash_key(token)) or not record.active:
+        found, record = self.cache.get(key_id)
+        if not found:
+            record = await self.repository.get(key_id)
+            self.cache.put(key_id, record)
+        matches = hmac.compare_digest(record.secret_hash if record else _NO_RECORD_HASH, hash_key(token))
+        if record is None or not matches or not record.active:
             return None
-        await self.repository.touch(record)
+        self._touch_later(record)
         return record
+
+    def _touch_later(self, record: KeyRecord) -> None:
+        """Record the use in the background, at most once per LAST_USED_RESOLUTION per process."""
+        now = time.monotonic()
+        if now - self._touched.get(record.id, -math.inf) < LAST_USED_RESOLUTION.total_seconds():
+            return
+        self._touched[record.id] = now
+        task = asyncio.get_running_loop().create_task(self._touch(record))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _touch(self, record: KeyRecord) -> None:
+        with contextlib.suppress(ServiceUnavailable):  # the store logs its own outage once
+            await self.repository.touch(record)
+
+    async def drain(self) -> None:
+        """Wait for pending background writes (at shutdown, and in tests)."""
+        if self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)

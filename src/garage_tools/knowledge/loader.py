@@ -73,9 +73,14 @@ class Knowledge:
 
 
 @lru_cache(maxsize=1)
+def packaged_tree() -> DiagnosticTree:
+    """The packaged diagnostic tree, read on first use (input schemas and validators need its keys)."""
+    return _read(DATA_DIR, "diagnostic_tree.json", DiagnosticTree)
+
+
 def packaged_issue_keys() -> tuple[str, ...]:
     """Issue keys of the packaged diagnostic tree, for publishing as a schema enum."""
-    return tuple(_read(DATA_DIR, "diagnostic_tree.json", DiagnosticTree).issues)
+    return tuple(packaged_tree().issues)
 
 
 def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:

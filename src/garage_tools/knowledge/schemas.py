@@ -135,7 +135,7 @@ class IssueCost(DataModel):
     sources: list[Source] = Field(min_length=1)
 
 
-ZIP_PREFIX_RANGE = re.compile(r"^\d{3}(?:-\d{3})?$")
+ZIP_PREFIX_RANGE = re.compile(r"^[0-9]{3}(?:-[0-9]{3})?$")
 
 
 class CostRegion(DataModel):

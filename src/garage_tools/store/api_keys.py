@@ -75,11 +75,14 @@ class ApiKeyRepository:
         async with self._db.session() as session:
             return [_record(row) for row in (await session.scalars(query)).all()]
 
-    async def revoke(self, key_id: str) -> KeyRecord | None:
-        """Revoke a key (idempotent: revoking twice keeps the first time). None if it doesn't exist."""
+    async def revoke(self, key_id: str, owner_email: str | None = None) -> KeyRecord | None:
+        """Revoke a key (idempotent: revoking twice keeps the first time).
+
+        None if it doesn't exist, or isn't `owner_email`'s when an owner is given.
+        """
         async with self._db.session() as session, session.begin():
             row = await session.get(ApiKey, key_id)
-            if row is None:
+            if row is None or (owner_email is not None and row.owner_email != owner_email):
                 return None
             if row.revoked_at is None:
                 row.revoked_at = datetime.now(UTC)

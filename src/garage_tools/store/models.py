@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import DateTime, MetaData, String
+from sqlalchemy import DateTime, Index, Integer, MetaData, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 # Stable constraint names, so migrations behave the same on SQLite and PostgreSQL.
@@ -33,3 +33,35 @@ class ApiKey(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+
+
+class OutboxMessage(Base):
+    """An e-mail waiting to be sent, being sent, sent, or given up on (see garage_tools.mail).
+
+    Rows are added in the same transaction as the business change they announce, so a message
+    exists exactly when its change committed. `claimed_until` is a lease: a worker that dies
+    mid-send loses its claim when the lease runs out and another worker takes the message over.
+    """
+
+    __tablename__ = "outbox"
+    __table_args__ = (
+        # The worker's one query: due pending rows, and sending rows whose lease ran out.
+        Index("ix_outbox_status_next_attempt_at", "status", "next_attempt_at"),
+        Index("ix_outbox_to_address_created_at", "to_address", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    message_id: Mapped[str] = mapped_column(String(255), unique=True)
+    to_address: Mapped[str] = mapped_column(String(320))
+    subject: Mapped[str] = mapped_column(String(998))
+    text_body: Mapped[str] = mapped_column(Text)
+    html_body: Mapped[str | None] = mapped_column(Text, default=None)
+    kind: Mapped[str] = mapped_column(String(50))
+    status: Mapped[str] = mapped_column(String(16))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_error: Mapped[str | None] = mapped_column(String(500), default=None)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    claim_token: Mapped[str | None] = mapped_column(String(32), default=None)

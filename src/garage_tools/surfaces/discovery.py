@@ -6,17 +6,20 @@ All of it is generated from the registry, so a new tool shows up here with no ed
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.types import Scope
 
 from garage_tools import __version__
+from garage_tools.errors import ServiceUnavailable
 from garage_tools.registry import AuthPolicy, Registry
 from garage_tools.services import Services
+from garage_tools.store.database import RETRY_AFTER
 from garage_tools.surfaces.openapi import openapi_document
-from garage_tools.surfaces.responses import json_response
-from garage_tools.surfaces.urls import base_url
+from garage_tools.surfaces.responses import error_response, json_response
 
 
 def tool_index(registry: Registry, base: str) -> dict[str, Any]:
@@ -103,31 +106,40 @@ the key itself. You can revoke a key at any time.</p>
 
 
 class Discovery:
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Services, registry: Registry, base_url: Callable[[Scope, str | None], str]) -> None:
         self.services = services
+        self.registry = registry
+        self.base_url = base_url
         self._openapi: dict[str, bytes] = {}
 
     async def index(self, request: Request) -> Response:
-        return json_response(tool_index(self.services.registry, base_url(self.services.settings, request.scope)))
+        return json_response(tool_index(self.registry, self.base_url(request.scope, None)))
 
     async def openapi(self, request: Request) -> Response:
-        base = base_url(self.services.settings, request.scope)
+        base = self.base_url(request.scope, None)
         body = self._openapi.get(base)
         if body is None:
-            response = json_response(openapi_document(self.services.registry, base))
+            response = json_response(openapi_document(self.registry, base))
             if len(self._openapi) < 16:  # one per distinct base URL; bounded against Host spoofing
                 self._openapi[base] = bytes(response.body)
             return response
         return Response(body, media_type="application/json")
 
     async def llms(self, request: Request) -> Response:
-        return PlainTextResponse(llms_txt(self.services.registry, base_url(self.services.settings, request.scope)))
+        return PlainTextResponse(llms_txt(self.registry, self.base_url(request.scope, None)))
 
     async def docs(self, request: Request) -> Response:
-        return HTMLResponse(docs_html(self.services.registry, base_url(self.services.settings, request.scope)))
+        return HTMLResponse(docs_html(self.registry, self.base_url(request.scope, None)))
 
     async def privacy(self, request: Request) -> Response:
         return HTMLResponse(PRIVACY_HTML)
 
     async def health(self, request: Request) -> Response:
-        return json_response({"status": "ok", "version": __version__, "tools": len(self.services.registry)})
+        return json_response({"status": "ok", "version": __version__, "tools": len(self.registry)})
+
+    async def ready(self, request: Request) -> Response:
+        """Readiness, unlike `/healthz` (liveness): 503 while the store does not answer, so a balancer skips us."""
+        if await self.services.database.ping():
+            return json_response({"status": "ready", "checks": {"store": "ok"}})
+        message = "The service's data store is not answering; retry shortly."
+        return error_response(ServiceUnavailable(message, retry_after=RETRY_AFTER))

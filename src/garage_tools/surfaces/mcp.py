@@ -3,9 +3,9 @@
 Both endpoints run the SDK's low-level `Server` in stateless, JSON-response mode, so any
 worker can answer any request, on both protocol revisions (2025-11-25 with its handshake,
 2026-07-28 without). Tool listings and schemas come from the registry; calls go through
-`invoke`, whose `ServiceError`s become `isError` results carrying the same envelope REST
-returns. `/mcp-pro` is guarded by `CallerGate`, which answers HTTP 401 before the SDK runs; plain
-2026-07-28 `tools/call` requests take the fast path in `mcp_fast.py`.
+`invoke`, and errors become `isError` results carrying the envelope REST returns. The access
+gate in front (access/gate.py) has settled the caller, Host/Origin, body and limits; plain
+2026-07-28 `tools/call` requests are answered by the fast path in `mcp_fast.py`.
 """
 
 from __future__ import annotations
@@ -13,27 +13,26 @@ from __future__ import annotations
 from typing import Any
 
 import mcp_types as types
-import orjson
 from mcp import MCPError
 from mcp.server.caching import CacheHint
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import BaseModel
+from mcp.shared.inbound import ERROR_CODE_HTTP_STATUS, unsupported_protocol_version_rejection
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Send
 
 from garage_tools import __version__
-from garage_tools.access.callers import identify
-from garage_tools.access.client_ip import client_ip
-from garage_tools.errors import InvalidKey, ServiceError
-from garage_tools.models import inline_images
-from garage_tools.registry import AuthPolicy, Caller, Tool, ToolContext, dump, invoke
-from garage_tools.services import Services
-from garage_tools.surfaces.mcp_fast import FastToolCall
-from garage_tools.surfaces.responses import error_response
-from garage_tools.surfaces.urls import base_url
+from garage_tools.access.body import replay
+from garage_tools.access.gate import Admitted, unsupported_protocol_version
+from garage_tools.errors import ServiceError
+from garage_tools.knowledge.loader import Knowledge
+from garage_tools.registry import AuthPolicy, Registry, Tool, ToolContext, invoke
+from garage_tools.surfaces.mcp_encoding import SERVER_REFUSED, error_result, jsonrpc_error, tool_result
+from garage_tools.surfaces.mcp_fast import FastToolCall, plain_call
+from garage_tools.surfaces.responses import send_json
 
 SERVER_NAME = "garage-door-tools"
 INSTRUCTIONS = (
@@ -42,7 +41,7 @@ INSTRUCTIONS = (
     "tell the user to stop using the door and call a professional."
 )
 TOOLS_LIST_TTL_MS = 5 * 60 * 1000
-_CALLER = "garage_tools.caller"
+_ADMITTED = "garage_tools.admitted"
 
 
 def mcp_tool(tool: Tool[Any, Any]) -> types.Tool:
@@ -67,21 +66,8 @@ def mcp_tool(tool: Tool[Any, Any]) -> types.Tool:
     )
 
 
-def error_result(error: ServiceError) -> types.CallToolResult:
-    text = orjson.dumps(error.envelope()).decode()
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-
-
-def tool_result(result: BaseModel) -> types.CallToolResult:
-    data = dump(result)
-    content: list[types.ContentBlock] = [types.TextContent(type="text", text=orjson.dumps(data).decode())]
-    content += [types.ImageContent(type="image", data=i.data, mime_type=i.mime_type) for i in inline_images(result)]
-    return types.CallToolResult(content=content, structured_content=data)
-
-
-def build_server(services: Services) -> Server[Any]:
+def build_server(registry: Registry, knowledge: Knowledge) -> Server[Any]:
     """One low-level MCP server over the registry (one per endpoint: the SDK runs each once)."""
-    registry = services.registry
     listing = [mcp_tool(tool) for tool in registry]
     schemas = {tool.name: tool.input_schema for tool in listing}
 
@@ -94,13 +80,17 @@ def build_server(services: Services) -> Server[Any]:
         if params.name not in registry:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
         request: Request | None = ctx.request
-        caller: Caller = request.scope[_CALLER] if request is not None else Caller.anonymous("mcp")
-        base = base_url(services.settings, request.scope) if request is not None else ""
+        if request is None or _ADMITTED not in request.scope:
+            raise MCPError(code=types.INTERNAL_ERROR, message="The request did not pass the access gate.")
+        admitted: Admitted = request.scope[_ADMITTED]
         try:
-            result = await invoke(registry, params.name, params.arguments or {}, ToolContext(services, caller, base))
+            if admitted.denial is not None:
+                raise admitted.denial
+            context = ToolContext(knowledge, admitted.caller, admitted.base_url)
+            result = tool_result(await invoke(registry, params.name, params.arguments or {}, context))
         except ServiceError as error:
-            return error_result(error)
-        return tool_result(result)
+            result = error_result(error)
+        return types.CallToolResult.model_validate(result)
 
     server: Server[Any] = Server(
         SERVER_NAME,
@@ -117,92 +107,64 @@ def build_server(services: Services) -> Server[Any]:
     return server
 
 
-class CallerGate:
-    """ASGI wrapper that establishes the caller before the SDK sees the request.
+class McpSurface:
+    """One MCP endpoint behind the gate: the fast path when it applies, the SDK otherwise."""
 
-    With `require_key` (the pro endpoint), a missing or invalid key is an HTTP 401 with
-    `WWW-Authenticate: Bearer`. Without it (the public endpoint), the call goes on and an
-    invalid key surfaces as an `invalid_key` tool error, so connectors never mistake the
-    public endpoint for one that needs OAuth.
-    """
-
-    def __init__(
-        self,
-        app: ASGIApp,
-        services: Services,
-        *,
-        surface: str,
-        require_key: bool,
-        fast: FastToolCall | None = None,
-    ) -> None:
-        self.app = app
-        self.services = services
-        self.surface = surface
-        self.require_key = require_key
+    def __init__(self, sdk: ASGIApp, fast: FastToolCall | None) -> None:
+        self.sdk = sdk
         self.fast = fast
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        scope = _trim_header_values(scope)
-        caller = await identify(
-            _header(scope, b"authorization"), surface=self.surface, ip=client_ip(scope), keys=self.services.keys
-        )
-        if self.require_key and caller.key_id is None:
-            error = caller.credential_error or InvalidKey(
-                "This endpoint needs an API key: send 'Authorization: Bearer svc_live_…'. "
-                "Use /mcp for anonymous access."
+    async def __call__(self, request: Admitted, send: Send) -> None:
+        request_id = request.message.get("id") if isinstance(request.message, dict) else None
+        if (version := unsupported_protocol_version(request.headers)) is not None:
+            # The SDK would answer this with a complaint about `params._meta`; same code and data, clearer words.
+            rejection = unsupported_protocol_version_rejection(version)
+            assert rejection is not None
+            message = (
+                f"Unsupported protocol version {version!r} in the MCP-Protocol-Version header. This server speaks "
+                f"{', '.join(MODERN_PROTOCOL_VERSIONS)} per request, and "
+                f"{', '.join(HANDSHAKE_PROTOCOL_VERSIONS)} through the initialize handshake."
             )
-            error.headers = {"WWW-Authenticate": 'Bearer realm="garage-tools", error="invalid_token"'}
-            await error_response(error)(scope, receive, send)
+            body = jsonrpc_error(request_id, rejection.code, message, rejection.data)
+            await send_json(send, ERROR_CODE_HTTP_STATUS.get(rejection.code, 400), body)
             return
-        scope[_CALLER] = caller
-        if self.fast is not None:
-            await self.fast(scope, receive, send, caller)
-        else:
-            await self.app(scope, receive, send)
+        if request.denial is not None and request.tool is None and request_id is not None:
+            # A handshake or listing over the protocol guard's limit (tool calls answer as tool errors).
+            envelope = request.denial.envelope()
+            body = jsonrpc_error(request_id, SERVER_REFUSED, request.denial.message, envelope)
+            await send_json(send, 200, body, request.response_headers)
+            return
+        if self.fast is not None and (plain := plain_call(request)) is not None:
+            await self.fast(request, *plain, send)
+            return
+        request.scope[_ADMITTED] = request
+        extra = request.response_headers
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start" and extra:
+                message["headers"] = [*message.get("headers", ()), *extra]
+            await send(message)
+
+        await self.sdk(request.scope, replay(request.body, request.receive), send_with_headers)
 
 
-def _header(scope: Scope, name: bytes) -> str | None:
-    return next((v.decode("latin-1") for k, v in scope["headers"] if k == name), None)
+class McpServers:
+    """The two MCP servers, their SDK endpoints and their lifespans."""
 
-
-_OWS = b" \t"
-
-
-def _trim_header_values(scope: Scope) -> Scope:
-    """Drop leading and trailing whitespace from header values, as RFC 9110 (5.5) defines them.
-
-    uvicorn's httptools parser keeps trailing spaces and the SDK compares `Mcp-Name`,
-    `Mcp-Method` and `MCP-Protocol-Version` to the body verbatim, so `Mcp-Name: diagnose ` would
-    be refused. The conformance suite's http-header-validation scenario checks exactly this.
-    """
-    headers = scope["headers"]
-    if not any(value[:1] in (b" ", b"\t") or value[-1:] in (b" ", b"\t") for _, value in headers):
-        return scope
-    return {**scope, "headers": [(key, value.strip(_OWS)) for key, value in headers]}
-
-
-class McpEndpoints:
-    """The two MCP servers, their routes and their lifespans."""
-
-    def __init__(self, services: Services) -> None:
-        settings = services.settings
-        security = TransportSecuritySettings(
-            enable_dns_rebinding_protection=settings.dns_rebinding_protection,
-            allowed_hosts=settings.mcp_allowed_hosts(),
-            allowed_origins=settings.mcp_allowed_origins(),
-        )
-        self.public = build_server(services)
-        self.pro = build_server(services)
-        routes: list[Route] = []
-        for server, path, require_key in ((self.public, "/mcp", False), (self.pro, "/mcp-pro", True)):
+    def __init__(self, registry: Registry, knowledge: Knowledge, *, fast_path: bool) -> None:
+        # Host and Origin are checked by the access gate for both MCP endpoints, with the service's
+        # own messages and error envelope; the SDK's copy of that check is switched off.
+        security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+        self.public = build_server(registry, knowledge)
+        self.pro = build_server(registry, knowledge)
+        self.surfaces: dict[str, McpSurface] = {}
+        for server, path in ((self.public, "/mcp"), (self.pro, "/mcp-pro")):
             app = server.streamable_http_app(
                 streamable_http_path=path, stateless_http=True, json_response=True, transport_security=security
             )
             (sdk_route,) = [r for r in app.routes if isinstance(r, Route)]
-            fast = FastToolCall(sdk_route.app, server, services, security) if settings.mcp_fast_path else None
-            gate = CallerGate(sdk_route.app, services, surface=path.lstrip("/"), require_key=require_key, fast=fast)
-            routes.append(Route(path, gate, methods=["GET", "POST", "DELETE"]))
-        self.routes = routes
+            fast = FastToolCall(registry, knowledge, server.server_info_stamp) if fast_path else None
+            self.surfaces[path] = McpSurface(sdk_route.app, fast)
 
     def session_managers(self) -> list[Any]:
         return [self.public.session_manager, self.pro.session_manager]

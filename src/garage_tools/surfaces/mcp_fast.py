@@ -5,10 +5,10 @@ On the 2026-07-28 revision a `tools/call` is a single stateless POST, and the SD
 and middleware plumbing) around a tool that takes tens of microseconds. This path answers that
 exchange directly when, and only when, the request has exactly the plain shape below; anything
 else (another method or revision, unknown tools, extra params or `_meta`, `Mcp-Param-*` headers,
-duplicated routing headers, a Host or Origin the transport would refuse) is handed to the SDK
-untouched, body included. Answers are byte-for-byte the SDK's in content: the test suite sends
-the same requests with the fast path on and off and compares them, and the official conformance
-suite runs against it.
+duplicated routing headers) goes to the SDK untouched, body included. The access gate has
+already checked Host, Origin, media type, size and limits for both paths. Answers match the
+SDK's: the test suite sends the same requests with the fast path on and off and compares them,
+and the official conformance suite runs against it.
 """
 
 from __future__ import annotations
@@ -16,70 +16,46 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from mcp.server.lowlevel import Server
-from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
-from starlette.requests import Request
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Send
 
+from garage_tools.access.gate import Admitted
 from garage_tools.errors import ServiceError
-from garage_tools.models import inline_images
-from garage_tools.registry import Caller, Registry, ToolContext, dump, invoke
-from garage_tools.services import Services
-from garage_tools.surfaces.urls import base_url
+from garage_tools.knowledge.loader import Knowledge
+from garage_tools.registry import Registry, ToolContext, invoke
+from garage_tools.surfaces.mcp_encoding import error_result, tool_result
+from garage_tools.surfaces.responses import send_json
 
 REVISION = "2026-07-28"
 _META_VERSION = "io.modelcontextprotocol/protocolVersion"
 _META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 _META_CLIENT = "io.modelcontextprotocol/clientInfo"
-_ROUTING_HEADERS = (b"mcp-protocol-version", b"mcp-method", b"mcp-name")
-_JSON_HEADERS = [(b"content-type", b"application/json")]
+_ROUTING = ("mcp-protocol-version", "mcp-method", "mcp-name")
 
 
-def _plain_call(scope: Scope) -> str | None:
-    """The tool name of a request whose headers fit the fast path, else None."""
-    if scope["method"] != "POST":
-        return None
-    seen: dict[bytes, bytes] = {}
-    accept = content_type = b""
-    for name, value in scope["headers"]:
-        if name in _ROUTING_HEADERS:
-            if name in seen:
-                return None  # duplicated routing header: the SDK rejects it properly
-            seen[name] = value
-        elif name == b"accept":
-            accept = value
-        elif name == b"content-type":
-            content_type = value
-        elif name.startswith(b"mcp-param-"):
-            return None
+def plain_call(request: Admitted) -> tuple[str | int, dict[str, Any]] | None:
+    """(request id, arguments) of a request with exactly the plain tools/call shape, else None."""
+    headers = request.headers
     if (
-        seen.get(b"mcp-protocol-version") != REVISION.encode()
-        or seen.get(b"mcp-method") != b"tools/call"
-        or b"application/json" not in accept
-        or not content_type.startswith(b"application/json")
+        request.tool is None
+        or headers.mcp_param
+        or any(len(headers.mcp.get(name, ())) != 1 for name in _ROUTING)
+        or headers.mcp_header("mcp-protocol-version") != REVISION
+        or headers.mcp_header("mcp-method") != "tools/call"
+        or headers.mcp_header("mcp-name") != request.tool.name
+        or "application/json" not in headers.accept
+        or not (headers.content_type or "").startswith("application/json")
     ):
         return None
-    name = seen.get(b"mcp-name")
-    return name.decode("latin-1") if name else None
-
-
-def _plain_body(body: bytes, tool_name: str) -> tuple[str | int, dict[str, Any]] | None:
-    """(request id, arguments) of a body with exactly the plain tools/call shape, else None."""
-    try:
-        message = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return None
+    message = request.message
     if not isinstance(message, dict) or message.keys() != {"jsonrpc", "id", "method", "params"}:
         return None
     request_id, params = message["id"], message["params"]
     if (
         message["jsonrpc"] != "2.0"
-        or message["method"] != "tools/call"
         or isinstance(request_id, bool)
         or not isinstance(request_id, (str, int))
         or not isinstance(params, dict)
         or not params.keys() <= {"name", "arguments", "_meta"}
-        or params.get("name") != tool_name
     ):
         return None
     arguments = params.get("arguments", {})
@@ -99,61 +75,24 @@ def _plain_body(body: bytes, tool_name: str) -> tuple[str | int, dict[str, Any]]
     return request_id, arguments
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A `receive` that yields the already-read body once, then defers to the real one."""
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
-
-
 class FastToolCall:
-    """Called by the MCP gate (with the caller it established) in front of the SDK's endpoint."""
+    """Answers a plain 2026-07-28 tools/call that `plain_call` recognised."""
 
-    def __init__(
-        self, sdk: ASGIApp, server: Server[Any], services: Services, security: TransportSecuritySettings
-    ) -> None:
-        self.sdk = sdk
-        self.services = services
-        self.registry: Registry = services.registry
-        self.security = TransportSecurityMiddleware(security)
-        self.server_info = {"io.modelcontextprotocol/serverInfo": server.server_info_stamp}
+    def __init__(self, registry: Registry, knowledge: Knowledge, server_info_stamp: dict[str, Any]) -> None:
+        self.registry = registry
+        self.knowledge = knowledge
+        self.meta = {"io.modelcontextprotocol/serverInfo": server_info_stamp}
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send, caller: Caller) -> None:
-        tool_name = _plain_call(scope)
-        if tool_name is None or tool_name not in self.registry:
-            await self.sdk(scope, receive, send)
-            return
-        request = Request(scope, receive)
-        if await self.security.validate_request(request, is_post=True) is not None:
-            await self.sdk(scope, receive, send)  # the SDK answers with its own rejection
-            return
-        body = await request.body()
-        parsed = _plain_body(body, tool_name)
-        if parsed is None:
-            await self.sdk(scope, _replay(body, receive), send)
-            return
-        request_id, arguments = parsed
-        context = ToolContext(self.services, caller, base_url(self.services.settings, scope))
+    async def __call__(self, request: Admitted, request_id: str | int, arguments: dict[str, Any], send: Send) -> None:
+        assert request.tool is not None
         try:
-            output = await invoke(self.registry, tool_name, arguments, context)
+            if request.denial is not None:
+                raise request.denial
+            context = ToolContext(self.knowledge, request.caller, request.base_url)
+            result = tool_result(await invoke(self.registry, request.tool.name, arguments, context))
         except ServiceError as error:
-            text = orjson.dumps(error.envelope()).decode()
-            result: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": True}
-        else:
-            data = dump(output)
-            content: list[dict[str, Any]] = [{"type": "text", "text": orjson.dumps(data).decode()}]
-            content += [{"type": "image", "data": i.data, "mimeType": i.mime_type} for i in inline_images(output)]
-            result = {"content": content, "isError": False, "structuredContent": data}
+            result = error_result(error)
         result["resultType"] = "complete"
-        result["_meta"] = self.server_info
+        result["_meta"] = self.meta
         payload = orjson.dumps({"jsonrpc": "2.0", "id": request_id, "result": result})
-        headers = [*_JSON_HEADERS, (b"content-length", str(len(payload)).encode())]
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-        await send({"type": "http.response.body", "body": payload})
+        await send_json(send, 200, payload, request.response_headers)

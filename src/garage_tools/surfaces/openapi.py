@@ -8,9 +8,9 @@ from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from garage_tools import __version__
+from garage_tools.access.challenge import CHALLENGE_FIELD, MAX_TOKEN_LENGTH
 from garage_tools.errors import ErrorEnvelope
 from garage_tools.registry import AuthPolicy, Registry
-from garage_tools.surfaces.rest import CHALLENGE_FIELD, CHALLENGE_MAX_LENGTH
 
 API_VERSION = "1.0.0"
 REF = "#/components/schemas/{model}"
@@ -26,7 +26,7 @@ ERROR_RESPONSES: dict[str, str] = {
 }
 
 CHALLENGE_PROPERTY = {
-    "anyOf": [{"type": "string", "maxLength": CHALLENGE_MAX_LENGTH}, {"type": "null"}],
+    "anyOf": [{"type": "string", "maxLength": MAX_TOKEN_LENGTH}, {"type": "null"}],
     "description": (
         "Browser challenge token. Required for browser callers from origins other than this service's own; "
         "server-to-server calls (no Origin header) and callers with an API key leave it out."

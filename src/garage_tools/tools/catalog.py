@@ -92,7 +92,7 @@ def find_styles(knowledge: Knowledge, args: DoorStylesInput) -> DoorStylesOutput
 
 
 async def get_door_styles(args: DoorStylesInput, ctx: ToolContext) -> DoorStylesOutput:
-    return find_styles(ctx.services.knowledge, args)
+    return find_styles(ctx.knowledge, args)
 
 
 TOOL = Tool(

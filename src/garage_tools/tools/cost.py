@@ -9,24 +9,28 @@ from enum import StrEnum
 from pydantic import Field, field_validator
 
 from garage_tools.errors import FieldProblem, InvalidArguments
-from garage_tools.knowledge.loader import Knowledge, packaged_issue_keys
-from garage_tools.knowledge.schemas import Confidence, DiyRisk, Urgency, UsdRange
+from garage_tools.knowledge.loader import Knowledge, packaged_issue_keys, packaged_tree
+from garage_tools.knowledge.schemas import Confidence, DiagnosticTree, DiyRisk, Urgency, UsdRange
 from garage_tools.models import InputModel, OutputModel
 from garage_tools.registry import Tool, ToolContext
 from garage_tools.tools.common import DIY_RISK_DESCRIPTION, CostRange, SourceLink
 
 # Exact residential ranges (width 6-24 ft, height 6-16 ft, up to two decimals) in the pattern
-# itself, so the published schema says precisely which sizes are accepted.
-_WIDTH = r"(?:[6-9](?:\.\d{1,2})?|1\d(?:\.\d{1,2})?|2[0-3](?:\.\d{1,2})?|24(?:\.0{1,2})?)"
-_HEIGHT = r"(?:[6-9](?:\.\d{1,2})?|1[0-5](?:\.\d{1,2})?|16(?:\.0{1,2})?)"
+# itself, so the published schema says precisely which sizes are accepted. Classes are spelled
+# out (`[0-9]`, `[ \t]`) so Python and ECMA-262 validators accept the same strings.
+_WIDTH = r"(?:[6-9](?:\.[0-9]{1,2})?|1[0-9](?:\.[0-9]{1,2})?|2[0-3](?:\.[0-9]{1,2})?|24(?:\.0{1,2})?)"
+_HEIGHT = r"(?:[6-9](?:\.[0-9]{1,2})?|1[0-5](?:\.[0-9]{1,2})?|16(?:\.0{1,2})?)"
 _FEET = r"(?:[fF][tT]|')?"
-DOOR_SIZE_PATTERN = rf"^\s*({_WIDTH})\s*{_FEET}\s*[xX\u00d7]\s*({_HEIGHT})\s*{_FEET}\s*$"
+_GAP = r"[ \t]*"
+DOOR_SIZE_PATTERN = rf"^{_GAP}({_WIDTH}){_GAP}{_FEET}{_GAP}[xX\u00d7]{_GAP}({_HEIGHT}){_GAP}{_FEET}{_GAP}$"
 _SIZE = re.compile(DOOR_SIZE_PATTERN)
+ZIP_PATTERN = r"^[0-9]{5}$"
 
 
 def parse_door_size(text: str) -> tuple[float, float]:
     """`<width>x<height>` in feet (e.g. `16x7`, `9 x 7.5`) to (width, height); ValueError if not."""
-    found = _SIZE.match(text)
+    # fullmatch: Python's `$` also matches before a final newline, ECMA-262's does not.
+    found = _SIZE.fullmatch(text)
     if not found:
         raise ValueError(
             "must be <width>x<height> in feet within residential sizes (width 6-24, height 6-16), e.g. 16x7 or 9x7"
@@ -56,10 +60,19 @@ class CostEstimateInput(InputModel):
     )
     zip: str | None = Field(
         default=None,
-        pattern=r"^\d{5}$",
+        pattern=ZIP_PATTERN,
         description="Five-digit US ZIP code; adjusts the range for regional labor costs where data exists.",
         examples=["94110"],
     )
+
+    @field_validator("issue_key")
+    @classmethod
+    def _known_issue(cls, value: str) -> str:
+        # The schema publishes the packaged keys as an enum; refuse the rest here, listing them.
+        tree = packaged_tree()
+        if value not in tree.issues:
+            raise ValueError(unknown_issue_message(value, tree))
+        return value
 
     @field_validator("door_size")
     @classmethod
@@ -106,6 +119,16 @@ class CostEstimateOutput(OutputModel):
     sources: list[SourceLink]
 
 
+def unknown_issue_message(key: str, tree: DiagnosticTree) -> str:
+    """Why `key` is not an issue key, with the valid keys (and a hint when it is a symptom key)."""
+    hint = (
+        f" {key!r} is a symptom key: call diagnose and use one of its likelyIssues[].key."
+        if any(s.key == key for s in tree.symptoms)
+        else ""
+    )
+    return f"unknown issue key {key!r}.{hint} Valid keys: {', '.join(tree.issues)}"
+
+
 def _round_out(value: float, step: int, up: bool) -> int:
     return int((math.ceil if up else math.floor)(value / step) * step)
 
@@ -114,14 +137,8 @@ def estimate(knowledge: Knowledge, args: CostEstimateInput) -> CostEstimateOutpu
     """Pure estimate over the knowledge base (no I/O)."""
     costs = knowledge.costs
     cost = costs.issues.get(args.issue_key)
-    if cost is None:
-        symptom_keys = {s.key for s in knowledge.tree.symptoms}
-        extra = (
-            f" {args.issue_key!r} is a symptom key: call diagnose and use one of its likelyIssues[].key."
-            if args.issue_key in symptom_keys
-            else ""
-        )
-        message = f"unknown issue key {args.issue_key!r}.{extra} Valid keys: {', '.join(costs.issues)}"
+    if cost is None:  # knowledge other than the packaged tree the input model checks against
+        message = unknown_issue_message(args.issue_key, knowledge.tree)
         raise InvalidArguments(
             f"Invalid arguments for costEstimate: issueKey: {message}",
             details=[FieldProblem(field="issueKey", message=message)],
@@ -181,7 +198,7 @@ def estimate(knowledge: Knowledge, args: CostEstimateInput) -> CostEstimateOutpu
 
 
 async def cost_estimate(args: CostEstimateInput, ctx: ToolContext) -> CostEstimateOutput:
-    return estimate(ctx.services.knowledge, args)
+    return estimate(ctx.knowledge, args)
 
 
 TOOL = Tool(

@@ -115,7 +115,7 @@ def diagnose_text(knowledge: Knowledge, description: str) -> DiagnoseOutput:
 
 
 async def diagnose(args: DiagnoseInput, ctx: ToolContext) -> DiagnoseOutput:
-    return diagnose_text(ctx.services.knowledge, args.description)
+    return diagnose_text(ctx.knowledge, args.description)
 
 
 TOOL = Tool(

@@ -1,0 +1,40 @@
+"""Who is calling, worked out once per request by the access gate and read by every surface."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from garage_tools.errors import ServiceError
+
+
+class Tier(StrEnum):
+    PUBLIC = "public"
+    PRO = "pro"
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """The caller as the gate established it: tier, surface, client address and key.
+
+    `credential_error` is set when a bearer was presented but could not be accepted (invalid,
+    revoked, or the key store unreachable). REST and `/mcp-pro` refuse such a request at once;
+    public `/mcp` carries it to the tool call, so connectors see a tool error rather than an HTTP
+    401 that would send them into an OAuth flow. Either way a bad key is never a silent downgrade.
+    """
+
+    tier: Tier
+    surface: str
+    ip: str | None = None
+    key_id: str | None = None
+    origin: str | None = None
+    credential_error: ServiceError | None = None
+
+    @classmethod
+    def anonymous(cls, surface: str, ip: str | None = None) -> Caller:
+        return cls(tier=Tier.PUBLIC, surface=surface, ip=ip)
+
+    @property
+    def has_bearer(self) -> bool:
+        """A bearer credential was presented (valid or not): such callers skip the browser challenge."""
+        return self.key_id is not None or self.credential_error is not None

@@ -1,0 +1,62 @@
+"""The `Authorization` header becomes a tier: a valid key means pro, no key public, anything else an error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from garage_tools.access.caller import Tier
+from garage_tools.access.keys import PREFIX, KeyService
+from garage_tools.errors import InvalidHeader, InvalidKey, ServiceError, ServiceUnavailable
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    tier: Tier
+    key_id: str | None = None
+    error: ServiceError | None = None
+
+
+ANONYMOUS = Credentials(tier=Tier.PUBLIC)
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an `Authorization: Bearer …` header; "" for a header of another shape."""
+    if authorization is None or not authorization.strip():
+        return None
+    scheme, _, token = authorization.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return ""
+    return token.strip()
+
+
+async def authenticate(authorization: list[str], keys: KeyService) -> Credentials:
+    """The credentials an `Authorization` header list carries.
+
+    Two headers are refused: RFC 9110 forbids repeating a singleton header, and servers that
+    pick different ones (the first, the last) let one request mean two callers.
+    """
+    if len(authorization) > 1:
+        return Credentials(
+            tier=Tier.PUBLIC,
+            error=InvalidHeader(f"Send one Authorization header; this request has {len(authorization)}."),
+        )
+    token = bearer_token(authorization[0] if authorization else None)
+    if token is None:
+        return ANONYMOUS
+    try:
+        record = await keys.verify(token) if token else None
+    except ServiceUnavailable as outage:
+        error = ServiceUnavailable(
+            "API keys cannot be checked right now because the key store is unreachable; "
+            "retry shortly. Calls without a key are unaffected.",
+            retry_after=int(outage.headers.get("Retry-After", "5")),
+        )
+        return Credentials(tier=Tier.PUBLIC, error=error)
+    if record is None:
+        hint = (
+            "The Authorization header must be 'Bearer <key>'."
+            if token == ""
+            else f"The API key is not valid or has been revoked. Keys start with '{PREFIX}'."
+        )
+        return Credentials(tier=Tier.PUBLIC, error=InvalidKey(hint))
+    return Credentials(tier=Tier.PRO, key_id=record.id)

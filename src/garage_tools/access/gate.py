@@ -1,0 +1,375 @@
+"""The access gate: one ASGI wrapper in front of `/api/v1/*`, `/mcp` and `/mcp-pro`.
+
+It works out everything about a request before a surface sees it, in the same order on every
+surface:
+
+1. route and method (404 unknown tool, 405 anything but POST);
+2. headers, read once; on MCP the `Host` and `Origin` (421, 403) and the protocol version;
+3. the caller: client address, API key and tier (400 for two `Authorization` headers, 401 for a
+   bad key, 503 when the key store is down; public `/mcp` defers these to the tool call);
+4. the body: media type (415), size (413, before reading) and time (408);
+5. for a tool call: the rate limit (429), then the browser challenge (403);
+
+and hands the surface an `Admitted` request carrying the same `Caller`. Surfaces only translate
+between their protocol and `invoke`. Refusals that concern a tool call on MCP (limits, a bad key
+on `/mcp`) become tool errors there, because MCP connectors treat HTTP 401/429 from the whole
+endpoint as an authentication failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import orjson
+from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
+from starlette.requests import ClientDisconnect
+from starlette.types import Receive, Scope, Send
+
+from garage_tools.access.body import read_body
+from garage_tools.access.caller import Caller, Tier
+from garage_tools.access.challenge import CHALLENGE_FIELD, MAX_TOKEN_LENGTH, ChallengeVerifier
+from garage_tools.access.client_ip import ClientAddressResolver, rate_limit_partition
+from garage_tools.access.credentials import authenticate
+from garage_tools.access.headers import RequestHeaders, trimmed_scope
+from garage_tools.access.keys import KeyService
+from garage_tools.access.origins import OriginPolicy
+from garage_tools.access.ratelimit import Decision, Policy, RateLimiter
+from garage_tools.errors import (
+    FieldProblem,
+    HostNotAllowed,
+    InvalidArguments,
+    InvalidBody,
+    InvalidJson,
+    InvalidKey,
+    MethodNotAllowed,
+    OriginNotAllowed,
+    PayloadTooLarge,
+    ServiceError,
+    UnsupportedMediaType,
+)
+from garage_tools.registry import Registry, Tool
+
+#: Room for the JSON-RPC envelope around a tool's arguments on MCP.
+MCP_ENVELOPE_BYTES = 4096
+JSON = "application/json"
+
+
+@dataclass(slots=True)
+class Admitted:
+    """A request the gate let through, with everything a surface needs to answer it."""
+
+    scope: Scope
+    receive: Receive
+    caller: Caller
+    headers: RequestHeaders
+    body: bytes
+    base_url: str
+    tool: Tool[Any, Any] | None = None  # REST: the tool of the path; MCP: the tool a tools/call names
+    arguments: dict[str, Any] | None = None  # REST: the parsed body, less challengeToken
+    message: Any = None  # MCP: the parsed JSON-RPC message (None when the body is not JSON)
+    denial: ServiceError | None = None  # MCP: the tool call must answer with this error
+    response_headers: list[tuple[bytes, bytes]] = field(default_factory=list)  # RateLimit headers
+
+
+class Surface(Protocol):
+    async def __call__(self, request: Admitted, send: Send) -> None: ...
+
+
+ErrorSender = Callable[[ServiceError, Send], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The rate-limit policies of each tier, and per-tool caps derived from the registry."""
+
+    public: Policy
+    pro: Policy
+    mcp_protocol: Policy
+    tool_caps: dict[tuple[str, Tier], Policy]
+
+    @classmethod
+    def build(cls, registry: Registry, *, public: str, pro: str, mcp_protocol: str) -> Limits:
+        caps: dict[tuple[str, Tier], Policy] = {}
+        for tool in registry:
+            if tool.usage_cap is not None:
+                cap = tool.usage_cap
+                caps[tool.name, Tier.PUBLIC] = Policy.parse(f"{cap.name}-public", cap.public)
+                caps[tool.name, Tier.PRO] = Policy.parse(f"{cap.name}-pro", cap.pro)
+        return cls(
+            public=Policy.parse("public", public),
+            pro=Policy.parse("pro", pro),
+            mcp_protocol=Policy.parse("mcp", mcp_protocol),
+            tool_caps=caps,
+        )
+
+    def for_call(self, tier: Tier, tool: Tool[Any, Any] | None) -> list[Policy]:
+        policies = [self.pro if tier is Tier.PRO else self.public]
+        if tool is not None and (cap := self.tool_caps.get((tool.name, tier))) is not None:
+            policies.append(cap)
+        return policies
+
+
+class Access:
+    """The service-wide access policy the gates apply: keys, addresses, origins, limits, challenge."""
+
+    def __init__(
+        self,
+        *,
+        registry: Registry,
+        keys: KeyService,
+        limiter: RateLimiter,
+        limits: Limits,
+        challenge: ChallengeVerifier,
+        origins: OriginPolicy,
+        addresses: ClientAddressResolver,
+        base_url: Callable[[Scope, str | None], str],
+        body_timeout: float,
+    ) -> None:
+        self.registry = registry
+        self.keys = keys
+        self.limiter = limiter
+        self.limits = limits
+        self.challenge = challenge
+        self.origins = origins
+        self.addresses = addresses
+        self.base_url = base_url
+        self.body_timeout = body_timeout
+        self.mcp_body_limit = max((tool.max_body_bytes for tool in registry), default=16 * 1024) + MCP_ENVELOPE_BYTES
+
+    async def identify(self, scope: Scope, headers: RequestHeaders, surface: str) -> Caller:
+        credentials = await authenticate(headers.authorization, self.keys)
+        return Caller(
+            tier=credentials.tier,
+            surface=surface,
+            ip=self.addresses.resolve(scope, headers),
+            key_id=credentials.key_id,
+            origin=headers.origin,
+            credential_error=credentials.error,
+        )
+
+    async def rate_limit(self, caller: Caller, policies: list[Policy]) -> Decision:
+        return await self.limiter.check(f"{caller.tier.value}:{rate_limit_partition(caller.ip)}", policies)
+
+    async def challenge_browser(self, caller: Caller, token: object, own_origin: str) -> None:
+        """Verify the browser challenge when the caller is a browser on a site we do not know."""
+        if not self.challenge.enabled or caller.origin is None or caller.has_bearer:
+            return
+        if self.origins.is_same_site(caller.origin, own_origin):
+            return
+        await self.challenge.verify(token if isinstance(token, str) else None, remote_ip=caller.ip)
+
+
+def _origin_of(base_url: str) -> str:
+    scheme, _, rest = base_url.partition("://")
+    return f"{scheme}://{rest.split('/', 1)[0]}"
+
+
+class RestGate:
+    """The gate for `POST /api/v1/{tool}`: everything up to `invoke` is settled here."""
+
+    def __init__(self, access: Access, surface: Surface, send_error: ErrorSender) -> None:
+        self.access = access
+        self.surface = surface
+        self.send_error = send_error
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            request = await self._admit(scope, receive)
+        except ServiceError as error:
+            await self.send_error(error, send)
+            return
+        except ClientDisconnect:
+            return
+        await self.surface(request, send)
+
+    async def _admit(self, scope: Scope, receive: Receive) -> Admitted:
+        access = self.access
+        tool = access.registry.get(scope["path_params"]["tool"])
+        if scope["method"] != "POST":
+            raise MethodNotAllowed(
+                f"{tool.name} is called with POST and a JSON object body.", headers={"Allow": "POST"}
+            )
+        headers = RequestHeaders.read(scope)
+        caller = await access.identify(scope, headers, "rest")
+        if caller.credential_error is not None:
+            raise caller.credential_error
+        if headers.content_type is not None and not is_json_media_type(headers.content_type):
+            raise UnsupportedMediaType("Send the request body as JSON with 'Content-Type: application/json'.")
+        body = await read_body(
+            receive, declared_length=headers.content_length, limit=tool.max_body_bytes, seconds=access.body_timeout
+        )
+        arguments = parse_object(body)
+        token = arguments.pop(CHALLENGE_FIELD, None)
+        _check_token_shape(token)
+        decision = await access.rate_limit(caller, access.limits.for_call(caller.tier, tool))
+        if not decision.allowed:
+            raise decision.error()
+        base = access.base_url(scope, headers.host)
+        try:
+            await access.challenge_browser(caller, token, _origin_of(base))
+        except ServiceError as error:
+            error.headers.update(decision.header_fields())  # the call was counted: say how much is left
+            raise
+        return Admitted(
+            scope=scope,
+            receive=receive,
+            caller=caller,
+            headers=headers,
+            body=body,
+            base_url=base,
+            tool=tool,
+            arguments=arguments,
+            response_headers=decision.headers(),
+        )
+
+
+class McpGate:
+    """The gate for `/mcp` (anonymous welcome) and `/mcp-pro` (a valid key required)."""
+
+    def __init__(self, access: Access, surface: Surface, send_error: ErrorSender, *, name: str, pro: bool) -> None:
+        self.access = access
+        self.surface = surface
+        self.send_error = send_error
+        self.name = name
+        self.pro = pro
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            request = await self._admit(scope, receive)
+        except ServiceError as error:
+            if self.pro and error.status == 401:
+                error.headers["WWW-Authenticate"] = 'Bearer realm="garage-tools", error="invalid_token"'
+            await self.send_error(error, send)
+            return
+        except ClientDisconnect:
+            return
+        await self.surface(request, send)
+
+    async def _admit(self, scope: Scope, receive: Receive) -> Admitted:
+        access = self.access
+        if scope["method"] != "POST":
+            raise MethodNotAllowed(
+                "This MCP endpoint is stateless: send each JSON-RPC message as a POST. It offers no event "
+                "stream (GET) and no sessions to end (DELETE).",
+                headers={"Allow": "POST"},
+            )
+        scope = trimmed_scope(scope)
+        headers = RequestHeaders.read(scope)
+        if not access.origins.mcp_host_allowed(headers.host):
+            raise HostNotAllowed(
+                f"This server does not answer to the host {headers.host!r}. Operators: add it to "
+                "GARAGE_TOOLS_ALLOWED_HOSTS or set GARAGE_TOOLS_PUBLIC_BASE_URL."
+            )
+        if not access.origins.mcp_origin_allowed(headers.origin):
+            raise OriginNotAllowed(
+                f"Browser pages from {headers.origin} may not call MCP here. Call the REST API "
+                "(POST /api/v1/<tool>) from a browser, or ask the operator to admit the origin."
+            )
+        caller = await access.identify(scope, headers, self.name)
+        if self.pro and caller.key_id is None:
+            raise caller.credential_error or InvalidKey(
+                "This endpoint needs an API key: send 'Authorization: Bearer svc_live_…'. "
+                "Use /mcp for anonymous access."
+            )
+        if headers.content_type is None or not is_json_media_type(headers.content_type):
+            raise UnsupportedMediaType("Send MCP messages as JSON with 'Content-Type: application/json'.")
+        named = access.registry.find(headers.mcp_header("mcp-name") or "")
+        limit = named.max_body_bytes + MCP_ENVELOPE_BYTES if named is not None else access.mcp_body_limit
+        body = await read_body(
+            receive, declared_length=headers.content_length, limit=limit, seconds=access.body_timeout
+        )
+        request = Admitted(
+            scope=scope,
+            receive=receive,
+            caller=caller,
+            headers=headers,
+            body=body,
+            base_url=access.base_url(scope, headers.host),
+        )
+        try:
+            request.message = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return request  # the MCP SDK answers with its own parse error
+        call = _tool_call_name(request.message)
+        if call is None:
+            if _is_request(request.message):
+                decision = await access.rate_limit(caller, [access.limits.mcp_protocol])
+                if not decision.allowed:
+                    request.denial = decision.error()
+                    request.response_headers = [h for h in decision.headers() if h[0] == b"retry-after"]
+            return request
+        request.tool = access.registry.find(call)
+        if caller.credential_error is not None:
+            request.denial = caller.credential_error
+            return request
+        if request.tool is not None and len(body) > request.tool.max_body_bytes + MCP_ENVELOPE_BYTES:
+            request.denial = PayloadTooLarge(
+                f"The arguments are over {request.tool.max_body_bytes} bytes, the most {call} accepts."
+            )
+            return request
+        decision = await access.rate_limit(caller, access.limits.for_call(caller.tier, request.tool))
+        request.response_headers = decision.headers()
+        if not decision.allowed:
+            request.denial = decision.error()
+        return request
+
+
+def unsupported_protocol_version(headers: RequestHeaders) -> str | None:
+    """The `MCP-Protocol-Version` value when it names no revision this server knows."""
+    version = headers.mcp_header("mcp-protocol-version")
+    return version if version is not None and version not in KNOWN_PROTOCOL_VERSIONS else None
+
+
+def _tool_call_name(message: Any) -> str | None:
+    if not isinstance(message, dict) or message.get("method") != "tools/call" or "id" not in message:
+        return None
+    params = message.get("params")
+    name = params.get("name") if isinstance(params, dict) else None
+    return name if isinstance(name, str) else ""
+
+
+def _is_request(message: Any) -> bool:
+    return isinstance(message, dict) and "id" in message and isinstance(message.get("method"), str)
+
+
+def is_json_media_type(content_type: str) -> bool:
+    """`application/json` or any `application/*+json`, with any parameters."""
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == JSON or (media.startswith("application/") and media.endswith("+json"))
+
+
+def parse_object(body: bytes) -> dict[str, Any]:
+    if not body.strip():
+        raise InvalidBody("The request body is required: send a JSON object (use {} when no field is needed).")
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise InvalidJson(f"The request body is not valid JSON: {exc.msg} at position {exc.pos}.") from None
+    if not isinstance(data, dict):
+        raise InvalidBody(f"The request body must be a JSON object, not {_json_kind(data)}.")
+    return data
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return "a number"
+
+
+def _check_token_shape(token: object) -> None:
+    if token is None:
+        return
+    if not isinstance(token, str) or len(token) > MAX_TOKEN_LENGTH:
+        message = f"must be a string of at most {MAX_TOKEN_LENGTH} characters"
+        raise InvalidArguments(
+            f"Invalid arguments: {CHALLENGE_FIELD}: {message}",
+            details=[FieldProblem(field=CHALLENGE_FIELD, message=message)],
+        )

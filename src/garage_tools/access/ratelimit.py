@@ -1,0 +1,260 @@
+"""Rate limits: fixed windows per caller partition, counted in process memory or in Redis.
+
+A policy is a list of windows in the `limits` package's notation (`60/minute;2000/day`). Each
+window counts from the first hit of the partition in it, for the window's length, as Redis
+`INCR` + `EXPIRE` does. A hit is all or nothing: when any window would overflow, nothing is
+counted, so refused calls never eat the budget. Counting is done in one step per call: one
+dictionary pass in memory, one Lua script (atomic, one round trip) in Redis, which is why the
+`limits` package serves only as the notation here (its strategies cost two round trips per
+window).
+
+When Redis is unreachable the limiter falls back to this process's memory and logs one line;
+limits then hold per process instead of across the fleet until Redis answers again (tried
+every `REDIS_RETRY_SECONDS`). The service stays up: failing closed would turn a cache outage
+into a full outage of a free public API.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, cast
+
+import coredis
+from coredis.exceptions import ConnectionError as RedisConnectionError
+from coredis.exceptions import TimeoutError as RedisTimeoutError
+from coredis.typing import Serializable
+from limits import parse_many
+
+from garage_tools.errors import RateLimited
+
+log = logging.getLogger(__name__)
+
+REDIS_RETRY_SECONDS = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    name: str
+    limit: int
+    seconds: int
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """Named windows that all apply to one partition."""
+
+    name: str
+    windows: tuple[Window, ...]
+
+    @classmethod
+    def parse(cls, name: str, notation: str) -> Policy:
+        """`Policy.parse("public", "60/minute;2000/day")`; ValueError on bad notation."""
+        windows = []
+        for item in parse_many(notation):
+            if item.amount < 1:
+                raise ValueError(f"a rate limit must allow at least one call: {notation!r}")
+            seconds = int(item.get_expiry())
+            windows.append(Window(f"{name}-{_span_name(seconds)}", int(item.amount), seconds))
+        if not windows:
+            raise ValueError(f"no rate limit in {notation!r}")
+        return cls(name, tuple(windows))
+
+
+def _span_name(seconds: int) -> str:
+    names = {1: "second", 60: "minute", 3600: "hour", 86400: "day", 2_592_000: "month", 31_536_000: "year"}
+    return names.get(seconds, f"{seconds}s")
+
+
+@dataclass(frozen=True, slots=True)
+class WindowState:
+    window: Window
+    remaining: int
+    reset_after: int  # seconds until this window starts afresh
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    allowed: bool
+    states: tuple[WindowState, ...]
+
+    @property
+    def retry_after(self) -> int:
+        """Seconds until every exhausted window has reset (0 when allowed)."""
+        return max((s.reset_after for s in self.states if s.remaining <= 0), default=0) if not self.allowed else 0
+
+    def header_fields(self) -> dict[str, str]:
+        """`RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-11); `Retry-After` if refused."""
+        policy = ", ".join(f'"{s.window.name}";q={s.window.limit};w={s.window.seconds}' for s in self.states)
+        state = ", ".join(f'"{s.window.name}";r={max(s.remaining, 0)};t={s.reset_after}' for s in self.states)
+        fields = {"RateLimit-Policy": policy, "RateLimit": state}
+        if not self.allowed:
+            fields["Retry-After"] = str(self.retry_after)
+        return fields
+
+    def headers(self) -> list[tuple[bytes, bytes]]:
+        """`header_fields` as raw ASGI headers."""
+        return [(name.lower().encode(), value.encode()) for name, value in self.header_fields().items()]
+
+    def error(self) -> RateLimited:
+        exhausted = [s for s in self.states if s.remaining <= 0]
+        names = ", ".join(f"{s.window.limit} per {_span_name(s.window.seconds)}" for s in exhausted)
+        return RateLimited(
+            f"Rate limit reached ({names} for this tier). Retry after {self.retry_after} seconds; "
+            "an API key raises the limits (see /developers).",
+            headers=self.header_fields(),
+        )
+
+
+#: One window to count in: (counter key, limit, window seconds).
+Slot = tuple[str, int, int]
+
+
+class Counters(Protocol):
+    async def take(self, slots: Sequence[Slot], cost: int) -> tuple[bool, list[tuple[int, int]]]:
+        """Count `cost` in every slot unless one would overflow: (allowed, [(count, seconds left)])."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+class MemoryCounters:
+    """Counters in this process's memory (the embedded default, and the fallback when Redis is down)."""
+
+    SWEEP_EVERY = 4096
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._counts: dict[str, list[float]] = {}  # key -> [count, expires at]
+        self._until_sweep = self.SWEEP_EVERY
+
+    async def take(self, slots: Sequence[Slot], cost: int) -> tuple[bool, list[tuple[int, int]]]:
+        now = self.clock()
+        self._until_sweep -= 1
+        if self._until_sweep <= 0:
+            self._sweep(now)
+        entries = []
+        allowed = True
+        for key, limit, seconds in slots:
+            entry = self._counts.get(key)
+            if entry is None or entry[1] <= now:
+                entry = [0, now + seconds]
+                self._counts[key] = entry
+            entries.append(entry)
+            if entry[0] + cost > limit:
+                allowed = False
+        if allowed:
+            for entry in entries:
+                entry[0] += cost
+        # Rounded first: `now + 60 - now` can be 60.000000000004, which would read as 61 seconds.
+        return allowed, [(int(e[0]), max(math.ceil(round(e[1] - now, 3)), 0)) for e in entries]
+
+    def _sweep(self, now: float) -> None:
+        """Forget finished windows, so memory follows the active callers, not every caller ever."""
+        self._until_sweep = self.SWEEP_EVERY
+        for key in [key for key, entry in self._counts.items() if entry[1] <= now]:
+            del self._counts[key]
+
+    async def close(self) -> None:
+        self._counts.clear()
+
+
+# KEYS: counter keys; ARGV: cost, then (limit, seconds) per key. All or nothing, atomically.
+_TAKE = """
+local cost = tonumber(ARGV[1])
+local counts, ttls, allowed = {}, {}, 1
+for i, key in ipairs(KEYS) do
+  local count = tonumber(redis.call('GET', key) or '0')
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 then count = 0; ttl = tonumber(ARGV[2 * i + 1]) * 1000 end
+  counts[i], ttls[i] = count, ttl
+  if count + cost > tonumber(ARGV[2 * i]) then allowed = 0 end
+end
+local out = {allowed}
+for i, key in ipairs(KEYS) do
+  if allowed == 1 then
+    counts[i] = redis.call('INCRBY', key, cost)
+    if counts[i] == cost then redis.call('PEXPIRE', key, ttls[i]) end
+  end
+  out[#out + 1] = counts[i]
+  out[#out + 1] = ttls[i]
+end
+return out
+"""
+
+
+class RedisCounters:
+    """Counters shared by every process and host through one Redis server."""
+
+    def __init__(self, url: str, *, timeout: float = 0.5) -> None:
+        self.client: coredis.Redis[bytes] = coredis.Redis.from_url(
+            url, connect_timeout=timeout, stream_timeout=timeout, verify_version=False
+        )
+        self.script = self.client.register_script(_TAKE)
+
+    async def take(self, slots: Sequence[Slot], cost: int) -> tuple[bool, list[tuple[int, int]]]:
+        args: list[str | bytes | int | float | Serializable[Any]] = [cost]
+        for _, limit, seconds in slots:
+            args += [limit, seconds]
+        reply = await self.script(keys=[f"garage-tools:rl:{key}" for key, _, _ in slots], args=args)
+        values = [int(v) for v in cast(list[int], reply)]
+        pairs = [(values[i], math.ceil(values[i + 1] / 1000)) for i in range(1, len(values), 2)]
+        return values[0] == 1, pairs
+
+    async def close(self) -> None:
+        pass  # coredis closes its pool when the client is collected
+
+
+class RateLimiter:
+    """Checks a caller partition against policies; Redis when configured, memory otherwise."""
+
+    def __init__(self, shared: RedisCounters | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.shared = shared
+        self.local = MemoryCounters(clock)
+        self.clock = clock
+        self._redis_down_since: float | None = None
+        self._retry_redis_at = 0.0
+
+    @property
+    def backend(self) -> str:
+        return "redis" if self.shared is not None else "memory"
+
+    async def check(self, partition: str, policies: Sequence[Policy], cost: int = 1) -> Decision:
+        windows = [w for policy in policies for w in policy.windows]
+        slots = [(f"{w.name}:{partition}", w.limit, w.seconds) for w in windows]
+        allowed, counts = await self._take(slots, cost)
+        states = tuple(
+            WindowState(window, window.limit - count, reset_after)
+            for window, (count, reset_after) in zip(windows, counts, strict=True)
+        )
+        return Decision(allowed, states)
+
+    async def _take(self, slots: Sequence[Slot], cost: int) -> tuple[bool, list[tuple[int, int]]]:
+        if self.shared is not None and self.clock() >= self._retry_redis_at:
+            try:
+                result = await self.shared.take(slots, cost)
+            except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+                self._retry_redis_at = self.clock() + REDIS_RETRY_SECONDS
+                if self._redis_down_since is None:
+                    self._redis_down_since = self.clock()
+                    log.warning(
+                        "rate limits: Redis unreachable (%s); counting in this process until it answers",
+                        type(exc).__name__,
+                    )
+            else:
+                if self._redis_down_since is not None:
+                    log.info(
+                        "rate limits: Redis answers again after %.0f s; counting is shared again",
+                        self.clock() - self._redis_down_since,
+                    )
+                    self._redis_down_since = None
+                return result
+        return await self.local.take(slots, cost)
+
+    async def close(self) -> None:
+        await self.local.close()
+        if self.shared is not None:
+            await self.shared.close()

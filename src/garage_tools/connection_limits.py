@@ -1,0 +1,176 @@
+"""The HTTP/1.1 protocol `serve` runs: uvicorn's httptools protocol plus the connection bounds it lacks.
+
+uvicorn limits how long a connection may sit idle *between* requests (keep-alive), but not how long a
+client may take to send a request's head, and httptools puts no limit on the head's size. A client that
+sends its headers a byte at a time, or never finishes them, would hold a connection and a file
+descriptor for as long as it likes. This protocol adds:
+
+* a head deadline (`header_timeout_seconds`), armed when a connection opens and when a request starts
+  and disarmed once the headers are complete. If it passes first the connection is closed, with a
+  `408 request_timeout` when the client had started a request and no response is in flight;
+* a head size cap (uvicorn's `h11_max_incomplete_event_size`, which only h11 honours): `431`, then close;
+* the `limit_concurrency` refusal as our JSON `503 service_unavailable` instead of uvicorn's plain text.
+
+How long the request *body* may take is bounded in the request path, not here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+
+import orjson
+from uvicorn._types import ASGIReceiveCallable, ASGISendCallable, Scope
+from uvicorn.config import Config
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+from uvicorn.server import ServerState
+
+from garage_tools.errors import RequestHeadersTooLarge, RequestTimeout, ServiceError, ServiceUnavailable
+from garage_tools.settings import Settings
+
+#: h11's own default, for when uvicorn's `h11_max_incomplete_event_size` is not set.
+DEFAULT_MAX_HEAD_BYTES = 16 * 1024
+
+OVER_CAPACITY = ServiceUnavailable("The server is at its connection limit; retry shortly.", retry_after=1)
+
+
+@functools.cache
+def header_timeout_seconds() -> float:
+    """The head deadline. uvicorn has no setting to carry it, so each worker reads it once from `Settings`."""
+    return Settings().header_timeout_seconds
+
+
+def envelope_response(error: ServiceError) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """Headers and body of a `Connection: close` response carrying the error envelope."""
+    body = orjson.dumps(error.envelope())
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
+        *((name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in error.headers.items()),
+    ]
+    return headers, body
+
+
+async def refuse_over_capacity(scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable) -> None:
+    """Stands in for the app while the worker is over `limit_concurrency`."""
+    headers, body = envelope_response(OVER_CAPACITY)
+    await send({"type": "http.response.start", "status": OVER_CAPACITY.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+class BoundedHttpProtocol(HttpToolsProtocol):
+    """`HttpToolsProtocol` with a deadline and a size cap on every request head.
+
+    Select it with `uvicorn.run(..., http="garage_tools.connection_limits:BoundedHttpProtocol")`.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        server_state: ServerState,
+        app_state: dict[str, object],
+        _loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        self.header_timeout = header_timeout_seconds()
+        self.max_head_bytes = config.h11_max_incomplete_event_size or DEFAULT_MAX_HEAD_BYTES
+        # We apply the concurrency limit ourselves (same rule as uvicorn) so the 503 carries our envelope.
+        self.connection_cap = self.limit_concurrency
+        self.limit_concurrency = None
+        self.head_deadline: asyncio.TimerHandle | None = None
+        self.head_open = False  # between on_message_begin and on_headers_complete
+        self.head_began_in_this_read = False
+        self.head_bytes = 0
+
+    # asyncio.Protocol
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm_head_deadline()  # a client that connects and says nothing is bounded too
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm_head_deadline()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self.head_deadline is None and not self._response_in_flight():
+            # Bytes after a response (blank lines, the unread rest of an answered body, a new request) cancel
+            # uvicorn's keep-alive timer for good; the head deadline takes over so they can't trickle forever.
+            self._arm_head_deadline()
+        self.head_began_in_this_read = False
+        super().data_received(data)
+        if self.transport.is_closing() or not self.head_open:
+            return
+        # Count whole reads spent inside one head. The read a head starts in is not counted (it may hold the
+        # end of the previous request), so a head can exceed the cap by at most one read (256 KiB).
+        if not self.head_began_in_this_read:
+            self.head_bytes += len(data)
+        if self.head_bytes > self.max_head_bytes:
+            self.logger.info("Request head over %d bytes; closing the connection.", self.max_head_bytes)
+            if self._response_in_flight():
+                self.transport.close()  # a pipelined head behind a response: no place to put a 431
+            else:
+                self._answer_and_close(RequestHeadersTooLarge("The request line and headers are too large."))
+
+    # httptools parser callbacks
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self.head_open = True
+        self.head_began_in_this_read = True
+        self.head_bytes = 0
+        self._arm_head_deadline()  # no-op when armed: time already spent on this connection still counts
+
+    def on_headers_complete(self) -> None:
+        self._disarm_head_deadline()
+        self.head_open = False
+        if not self._over_capacity():
+            super().on_headers_complete()
+            return
+        self.logger.warning("Exceeded concurrency limit.")
+        app, self.app = self.app, refuse_over_capacity
+        try:
+            super().on_headers_complete()  # builds the cycle (or queues it behind a pipelined one) with our stand-in
+        finally:
+            self.app = app
+
+    # The deadline
+
+    def _arm_head_deadline(self) -> None:
+        if self.head_deadline is None:
+            self.head_deadline = self.loop.call_later(self.header_timeout, self._head_deadline_passed)
+
+    def _disarm_head_deadline(self) -> None:
+        if self.head_deadline is not None:
+            self.head_deadline.cancel()
+            self.head_deadline = None
+
+    def _head_deadline_passed(self) -> None:
+        self.head_deadline = None
+        if self.transport.is_closing():
+            return
+        if self._response_in_flight():
+            # The late head is pipelined behind a request still being answered: finish that, then close.
+            self.cycle.keep_alive = False
+        elif self.head_open:
+            self.logger.info("Request head not received within %gs; closing the connection.", self.header_timeout)
+            self._answer_and_close(RequestTimeout("The request headers were not received in time."))
+        else:
+            self.transport.close()  # no request started: nothing to answer
+
+    # Helpers
+
+    def _response_in_flight(self) -> bool:
+        return self.cycle is not None and not self.cycle.response_complete
+
+    def _over_capacity(self) -> bool:
+        cap = self.connection_cap
+        return cap is not None and (len(self.connections) >= cap or len(self.tasks) >= cap)
+
+    def _answer_and_close(self, error: ServiceError) -> None:
+        """Write a whole error response straight to the socket (no request cycle exists) and hang up."""
+        headers, body = envelope_response(error)
+        lines = [name + b": " + value + b"\r\n" for name, value in [*self.server_state.default_headers, *headers]]
+        self.transport.write(b"".join([STATUS_LINE[error.status], *lines, b"\r\n", body]))
+        self.transport.close()
