@@ -11,6 +11,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -99,6 +100,7 @@ RAISED_LIMITS = {
     "GARAGE_TOOLS_RATE_LIMIT_PUBLIC": "1000000/minute",
     "GARAGE_TOOLS_RATE_LIMIT_PRO": "1000000/minute",
     "GARAGE_TOOLS_RATE_LIMIT_MCP_PROTOCOL": "1000000/minute",
+    "GARAGE_TOOLS_RATE_LIMIT_BAD_KEYS": "1000000/minute",
 }
 KEY_CACHE_SECONDS = 2.0
 
@@ -143,3 +145,27 @@ async def database(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncItera
 
     async with throwaway_database(request.param, tmp_path) as db:
         yield db
+
+
+#: Debian's Chromium, as scripts/ensure-services.sh installs it; Playwright cannot download a browser here.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the browser tests (Playwright's sync API)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

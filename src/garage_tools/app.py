@@ -15,7 +15,8 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
 from garage_tools.access.client_ip import ClientAddressResolver
 from garage_tools.access.gate import Access, Limits, McpGate, RestGate
@@ -32,6 +33,7 @@ from garage_tools.surfaces.responses import error_response, send_error
 from garage_tools.surfaces.rest import RestSurface
 from garage_tools.surfaces.urls import BaseUrl
 from garage_tools.tools import build_registry
+from garage_tools.web.pages import STATIC, render, wants_html
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +45,8 @@ ANY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 404:
+        if wants_html(request):  # a person in a browser; API clients keep the JSON envelope
+            return render(request, "not_found.html", {"path": request.url.path}, status=404)
         return error_response(NotFound(f"No resource at {request.url.path}. See /api/v1 for the tools."))
     if exc.status_code == 405:
         return error_response(
@@ -76,6 +80,7 @@ def build_access(services: Services, registry: Registry) -> Access:
             public=settings.rate_limit_public,
             pro=settings.rate_limit_pro,
             mcp_protocol=settings.rate_limit_mcp_protocol,
+            auth_failures=settings.rate_limit_bad_keys,
         ),
         challenge=services.challenge,
         origins=origins,
@@ -124,6 +129,7 @@ def create_app(
         Route("/privacy", discovery.privacy, methods=["GET"]),
         Route("/healthz", discovery.health, methods=["GET"]),
         Route("/readyz", discovery.ready, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(
         routes=routes,

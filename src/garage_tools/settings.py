@@ -138,6 +138,10 @@ class Settings(BaseSettings):
         default="600/minute",
         description="MCP handshakes and listings (initialize, tools/list, ping) per client IP; tool calls count apart.",
     )
+    rate_limit_bad_keys: str = Field(
+        default="20/minute",
+        description="Invalid API keys an address may send before its keyed calls get 429 (forged-key floods).",
+    )
     redis_url: str | None = Field(
         default=None,
         description="Redis for rate limits shared by several processes or hosts, e.g. `redis://10.0.0.5:6379/0`. "

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -13,7 +15,7 @@ import pytest
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.conftest import LiveServer
+from tests.conftest import KEY_CACHE_SECONDS, LiveServer
 
 MODES = ["legacy", "2026-07-28"]  # the 2025-11-25 handshake, and the stateless 2026-07-28 revision
 
@@ -100,11 +102,60 @@ async def test_invalid_key_on_public_endpoint_is_a_tool_error_not_http_401(mode:
     assert error["code"] == "invalid_key" and error["status"] == 401
 
 
+#: The first message each revision's client sends: the 2025-11-25 handshake, and a 2026-07-28 listing.
+FIRST_MESSAGES = {
+    "legacy": (
+        {},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "tests", "version": "1"},
+            },
+        },
+    ),
+    "2026-07-28": (
+        {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/list",
+            "params": {
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                    "io.modelcontextprotocol/clientInfo": {"name": "tests", "version": "1"},
+                }
+            },
+        },
+    ),
+}
+
+
+def first_message(url: str, mode: str, key: str | None) -> httpx.Response:
+    headers, body = FIRST_MESSAGES[mode]
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers}
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    return httpx.post(url, json=body, headers=headers)
+
+
+def assert_pro_refusal(response: httpx.Response, code: str) -> None:
+    assert response.status_code == 401, response.text
+    assert response.headers["www-authenticate"].startswith("Bearer")
+    assert response.json()["error"]["code"] == code and response.json()["error"]["status"] == 401
+
+
 @pytest.mark.parametrize("mode", MODES)
 async def test_pro_endpoint_without_a_key_is_http_401(mode: str, live_server: LiveServer) -> None:
-    with pytest.raises(Exception):  # noqa: PT011 - the SDK surfaces the HTTP 401 as a transport error
+    assert_pro_refusal(first_message(f"{live_server.url}/mcp-pro", mode, None), "invalid_key")
+    with pytest.raises(ExceptionGroup) as refused:  # what an SDK client sees of that 401
         async with connect(f"{live_server.url}/mcp-pro", mode) as client:
             await client.list_tools()
+    assert refused.group_contains(MCPError, match="error response", depth=2)
 
 
 @pytest.mark.parametrize("key", [None, "svc_live_wrong", "Basic abc"])
@@ -127,10 +178,12 @@ async def test_revoked_key_is_refused_on_pro(live_server: LiveServer) -> None:
     key_id, key = live_server.create_key(name="mcp-revoke")
     async with connect(f"{live_server.url}/mcp-pro", "2026-07-28", key) as client:
         assert (await client.list_tools()).tools
-    live_server.cli("keys", "revoke", key_id)
-    with pytest.raises(Exception):  # noqa: PT011
-        async with connect(f"{live_server.url}/mcp-pro", "2026-07-28", key) as client:
-            await client.list_tools()
+    live_server.cli("keys", "revoke", key_id)  # another process: learnt within the key cache time
+    deadline = time.monotonic() + KEY_CACHE_SECONDS + 2
+    while (response := first_message(f"{live_server.url}/mcp-pro", "2026-07-28", key)).status_code == 200:
+        assert time.monotonic() < deadline, "the revoked key still works after the key cache time"
+        await asyncio.sleep(0.2)
+    assert_pro_refusal(response, "invalid_key")
 
 
 def test_unknown_host_is_refused_by_dns_rebinding_protection(live_server: LiveServer) -> None:

@@ -11,12 +11,14 @@ from typing import Any
 import httpx
 import pytest
 
+from garage_tools.access.keys import new_key
 from tests.conftest import LiveServer, start_server, stop_server
 
 SPEC_LIMITS = {
     "GARAGE_TOOLS_RATE_LIMIT_PUBLIC": "60/minute;2000/day",
     "GARAGE_TOOLS_RATE_LIMIT_PRO": "240/minute;10000/day",
     "GARAGE_TOOLS_RATE_LIMIT_MCP_PROTOCOL": "600/minute",
+    "GARAGE_TOOLS_RATE_LIMIT_BAD_KEYS": "20/minute",
 }
 BEHIND_PROXY = {**SPEC_LIMITS, "GARAGE_TOOLS_TRUSTED_PROXIES": "127.0.0.1"}
 _addresses = (f"198.51.100.{n}" for n in itertools.count(1))
@@ -126,6 +128,23 @@ def test_the_pro_tier_gets_four_times_the_limit(proxied: LiveServer) -> None:
     assert statuses[:240] == [200] * 240 and statuses[240] == 429
     assert public.status_code == 200
     assert public.headers["ratelimit"].startswith('"public-minute";r=59;')
+
+
+def test_an_address_sending_forged_keys_is_stopped_before_the_key_store(proxied: LiveServer) -> None:
+    ip, bystander = client_address(), client_address()
+    _, key = proxied.create_key(email="flood@example.com")
+    with httpx.Client(base_url=proxied.url) as client:
+        assert rest(client, ip, key).status_code == 200  # a real key, now in the cache
+        forged = [rest(client, ip, new_key()[1]) for _ in range(21)]
+        cached = rest(client, ip, key)
+        anonymous = rest(client, ip)
+        other = rest(client, bystander, new_key()[1])
+    assert [r.status_code for r in forged[:20]] == [401] * 20
+    assert forged[20].status_code == 429 and forged[20].json()["error"]["code"] == "rate_limited"
+    assert int(forged[20].headers["retry-after"]) > 0
+    assert cached.status_code == 200  # a key already verified is answered from the cache
+    assert anonymous.status_code == 200  # calls without a key are unaffected
+    assert other.status_code == 401  # other addresses are unaffected
 
 
 def test_a_forwarded_header_from_an_untrusted_peer_is_ignored(tmp_path_factory: pytest.TempPathFactory) -> None:

@@ -63,9 +63,15 @@ def test_door_styles_filters(api: httpx.Client) -> None:
     assert api.post("/api/v1/getDoorStyles", json={"minRValue": 99}).json()["styles"] == []
 
 
-def test_challenge_token_field_is_accepted(api: httpx.Client) -> None:
-    response = api.post("/api/v1/getDoorStyles", json={"challengeToken": "XXXX.DUMMY.TOKEN.XXXX"})
+def test_challenge_token_is_not_a_tool_argument(api: httpx.Client) -> None:
+    # Server to server (no Origin), the token is not checked, and it never reaches the tool as an argument.
+    response = api.post("/api/v1/getDoorStyles", json={"challengeToken": "XXXX.DUMMY.TOKEN.XXXX", "budget": "premium"})
     assert response.status_code == 200
+    assert {style["budget"] for style in response.json()["styles"]} == {"premium"}
+    too_long = api.post("/api/v1/getDoorStyles", json={"challengeToken": "x" * 2049})
+    assert assert_envelope(too_long, 400, "invalid_arguments")["details"] == [
+        {"field": "challengeToken", "message": "must be a string of at most 2048 characters"}
+    ]
 
 
 def test_valid_key_is_accepted(api: httpx.Client, pro_key: str) -> None:

@@ -31,7 +31,7 @@ from garage_tools.access.body import read_body
 from garage_tools.access.caller import Caller, Tier
 from garage_tools.access.challenge import CHALLENGE_FIELD, MAX_TOKEN_LENGTH, ChallengeVerifier
 from garage_tools.access.client_ip import ClientAddressResolver, rate_limit_partition
-from garage_tools.access.credentials import authenticate
+from garage_tools.access.credentials import Credentials, authenticate, bearer_token
 from garage_tools.access.headers import RequestHeaders, trimmed_scope
 from garage_tools.access.keys import KeyService
 from garage_tools.access.origins import OriginPolicy
@@ -46,6 +46,7 @@ from garage_tools.errors import (
     MethodNotAllowed,
     OriginNotAllowed,
     PayloadTooLarge,
+    RateLimited,
     ServiceError,
     UnsupportedMediaType,
 )
@@ -87,10 +88,11 @@ class Limits:
     public: Policy
     pro: Policy
     mcp_protocol: Policy
+    auth_failures: Policy
     tool_caps: dict[tuple[str, Tier], Policy]
 
     @classmethod
-    def build(cls, registry: Registry, *, public: str, pro: str, mcp_protocol: str) -> Limits:
+    def build(cls, registry: Registry, *, public: str, pro: str, mcp_protocol: str, auth_failures: str) -> Limits:
         caps: dict[tuple[str, Tier], Policy] = {}
         for tool in registry:
             if tool.usage_cap is not None:
@@ -101,6 +103,7 @@ class Limits:
             public=Policy.parse("public", public),
             pro=Policy.parse("pro", pro),
             mcp_protocol=Policy.parse("mcp", mcp_protocol),
+            auth_failures=Policy.parse("bad-keys", auth_failures),
             tool_caps=caps,
         )
 
@@ -139,15 +142,39 @@ class Access:
         self.mcp_body_limit = max((tool.max_body_bytes for tool in registry), default=16 * 1024) + MCP_ENVELOPE_BYTES
 
     async def identify(self, scope: Scope, headers: RequestHeaders, surface: str) -> Caller:
-        credentials = await authenticate(headers.authorization, self.keys)
+        ip = self.addresses.resolve(scope, headers)
+        credentials = await self._credentials(headers, rate_limit_partition(ip))
         return Caller(
             tier=credentials.tier,
             surface=surface,
-            ip=self.addresses.resolve(scope, headers),
+            ip=ip,
             key_id=credentials.key_id,
             origin=headers.origin,
             credential_error=credentials.error,
         )
+
+    async def _credentials(self, headers: RequestHeaders, partition: str) -> Credentials:
+        """Authenticate, refusing to consult the key store for an address that keeps sending bad keys.
+
+        Forged keys with a valid checksum are cheap to make and each unknown id costs a store
+        lookup, so after `limits.auth_failures` bad keys an address gets 429 for its keyed calls
+        until the window passes. Keys already in the cache are answered without this check.
+        """
+        tokens = [bearer_token(value) for value in headers.authorization]
+        lookup = len(tokens) == 1 and bool(tokens[0]) and not self.keys.is_cached(tokens[0] or "")
+        if lookup:
+            budget = await self.limiter.peek(partition, [self.limits.auth_failures])
+            if not budget.allowed:
+                error = RateLimited(
+                    f"Too many invalid API keys from this address: its keyed calls are refused for "
+                    f"{budget.retry_after} seconds. Calls without a key still work.",
+                    headers={"Retry-After": str(budget.retry_after)},
+                )
+                return Credentials(tier=Tier.PUBLIC, error=error)
+        credentials = await authenticate(headers.authorization, self.keys)
+        if lookup and isinstance(credentials.error, InvalidKey):
+            await self.limiter.check(partition, [self.limits.auth_failures])
+        return credentials
 
     async def rate_limit(self, caller: Caller, policies: list[Policy]) -> Decision:
         return await self.limiter.check(f"{caller.tier.value}:{rate_limit_partition(caller.ip)}", policies)

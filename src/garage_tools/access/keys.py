@@ -140,6 +140,11 @@ class KeyService:
         self.cache.forget(key_id)
         return record
 
+    def is_cached(self, token: str) -> bool:
+        """Whether verifying `token` would be answered from the cache, without the store."""
+        key_id = parse_key(token)
+        return key_id is None or self.cache.get(key_id)[0]
+
     async def verify(self, token: str) -> KeyRecord | None:
         """The active key record `token` belongs to, or None for anything else.
 

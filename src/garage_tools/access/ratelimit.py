@@ -232,6 +232,17 @@ class RateLimiter:
         )
         return Decision(allowed, states)
 
+    async def peek(self, partition: str, policies: Sequence[Policy]) -> Decision:
+        """Whether `partition` still has room in every window, without counting anything."""
+        windows = [w for policy in policies for w in policy.windows]
+        slots = [(f"{w.name}:{partition}", w.limit, w.seconds) for w in windows]
+        _, counts = await self._take(slots, 0)
+        states = tuple(
+            WindowState(window, window.limit - count, reset_after)
+            for window, (count, reset_after) in zip(windows, counts, strict=True)
+        )
+        return Decision(all(state.remaining > 0 for state in states), states)
+
     async def _take(self, slots: Sequence[Slot], cost: int) -> tuple[bool, list[tuple[int, int]]]:
         if self.shared is not None and self.clock() >= self._retry_redis_at:
             try:
