@@ -97,7 +97,7 @@ def create_app(
     services = services or build_services(settings or Settings())
     registry = registry or build_registry()
     access = build_access(services, registry)
-    mcp = McpServers(registry, services.knowledge, fast_path=services.settings.mcp_fast_path)
+    mcp = McpServers(registry, services, fast_path=services.settings.mcp_fast_path)
     discovery = Discovery(services, registry, access.base_url)
 
     @asynccontextmanager
@@ -112,7 +112,7 @@ def create_app(
         finally:
             await services.close()
 
-    rest_gate = RestGate(access, RestSurface(registry, services.knowledge), send_error)
+    rest_gate = RestGate(access, RestSurface(registry, services), send_error)
     mcp_gates = [
         McpGate(access, mcp.surfaces[path], send_error, name=path.lstrip("/"), pro=path == "/mcp-pro")
         for path in ("/mcp", "/mcp-pro")

@@ -23,7 +23,7 @@ from garage_tools.knowledge.loader import DATA_DIR, DATA_FILES, KnowledgeError
 from garage_tools.mail.outbox import Outbox
 from garage_tools.mail.transports import transport_from_settings
 from garage_tools.mail.worker import MailWorker
-from garage_tools.registry import ToolContext, dump, invoke
+from garage_tools.registry import dump, invoke
 from garage_tools.services import Services, build_services
 from garage_tools.settings import Settings
 from garage_tools.store.database import StoreConfigError, StoreUnavailable, display_url
@@ -159,7 +159,7 @@ def call(tool: str, arguments: str) -> None:
         caller = Caller(tier=Tier.PRO, surface="cli")  # the operator on this machine
         base = services.settings.public_base_url or f"http://{services.settings.host}:{services.settings.port}"
         try:
-            context = ToolContext(services.knowledge, caller, base)
+            context = services.tool_context(caller, base)
             return dump(await invoke(build_registry(), tool, parsed, context))
         except ServiceError as error:
             return error.envelope()

@@ -27,6 +27,8 @@ from garage_tools.errors import (
     UnknownTool,
 )
 from garage_tools.knowledge.loader import Knowledge
+from garage_tools.mail.outbox import Outbox
+from garage_tools.store.database import Database
 
 log = logging.getLogger(__name__)
 
@@ -65,15 +67,27 @@ class UsageCap:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolData:
+    """The stores tools read and write. A feature that needs one adds its field here, and only here."""
+
+    database: Database
+    outbox: Outbox
+
+
+@dataclass(frozen=True, slots=True)
 class ToolContext:
-    """What a handler may use: the knowledge base, the caller and the public base URL.
+    """What a handler may use: the knowledge base, its stores, the caller and the public base URL.
 
     Deliberately narrow: a handler never sees HTTP, JSON-RPC, settings or the whole service.
+    `data` is None only in unit tests of pure handlers. `idempotency_key` is the caller's
+    `Idempotency-Key` header, for tools that create something.
     """
 
     knowledge: Knowledge
     caller: Caller
     base_url: str
+    data: ToolData | None = None
+    idempotency_key: str | None = None
 
 
 Handler = Callable[[InT, ToolContext], Awaitable[OutT]]

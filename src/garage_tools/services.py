@@ -9,11 +9,13 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from garage_tools.access.caller import Caller
 from garage_tools.access.challenge import ChallengeVerifier
 from garage_tools.access.keys import KeyCache, KeyService
 from garage_tools.access.ratelimit import RateLimiter, RedisCounters
 from garage_tools.knowledge.loader import Knowledge, load_knowledge
 from garage_tools.mail.outbox import Outbox
+from garage_tools.registry import ToolContext, ToolData
 from garage_tools.settings import Settings
 from garage_tools.store.api_keys import ApiKeyRepository
 from garage_tools.store.database import Database
@@ -30,6 +32,16 @@ class Services:
     limiter: RateLimiter
     challenge: ChallengeVerifier
     outbox: Outbox
+
+    def tool_context(self, caller: Caller, base_url: str, idempotency_key: str | None = None) -> ToolContext:
+        """The context a handler runs with: built here, the one place, for every surface and the CLI."""
+        return ToolContext(
+            knowledge=self.knowledge,
+            caller=caller,
+            base_url=base_url,
+            data=ToolData(database=self.database, outbox=self.outbox),
+            idempotency_key=idempotency_key,
+        )
 
     async def start(self) -> None:
         if self.settings.auto_migrate:

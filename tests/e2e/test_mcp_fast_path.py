@@ -110,8 +110,8 @@ def _scope(headers: dict[str, str]) -> dict[str, Any]:
 async def test_plain_calls_never_reach_the_sdk(tmp_path: Path) -> None:
     services = build_services(Settings(_env_file=None, data_dir=tmp_path))  # type: ignore[call-arg]
     registry = build_registry()
-    server = build_server(registry, services.knowledge)
-    surface = McpSurface(_exploding_sdk, FastToolCall(registry, services.knowledge, server.server_info_stamp))
+    server = build_server(registry, services)
+    surface = McpSurface(_exploding_sdk, FastToolCall(registry, services, server.server_info_stamp))
     gate = McpGate(build_access(services, registry), surface, send_error, name="mcp", pro=False)
     headers, body = CASES["answer"]
     sent = _Sent()

@@ -24,6 +24,7 @@ class RequestHeaders:
     origin: str | None = None
     host: str | None = None
     accept: str = ""
+    idempotency_key: str | None = None
     forwarded: list[str] = field(default_factory=list)
     x_forwarded_for: list[str] = field(default_factory=list)
     mcp: dict[str, list[str]] = field(default_factory=dict)  # mcp-protocol-version, mcp-method, mcp-name, ...
@@ -46,6 +47,8 @@ class RequestHeaders:
                 headers.host = value
             elif raw_name == b"accept":
                 headers.accept = f"{headers.accept},{value}" if headers.accept else value
+            elif raw_name == b"idempotency-key":
+                headers.idempotency_key = value
             elif raw_name == b"forwarded":
                 headers.forwarded.append(value)
             elif raw_name == b"x-forwarded-for":

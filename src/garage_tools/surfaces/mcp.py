@@ -28,8 +28,8 @@ from garage_tools import __version__
 from garage_tools.access.body import replay
 from garage_tools.access.gate import Admitted, unsupported_protocol_version
 from garage_tools.errors import ServiceError
-from garage_tools.knowledge.loader import Knowledge
-from garage_tools.registry import AuthPolicy, Registry, Tool, ToolContext, invoke
+from garage_tools.registry import AuthPolicy, Registry, Tool, invoke
+from garage_tools.services import Services
 from garage_tools.surfaces.mcp_encoding import SERVER_REFUSED, error_result, jsonrpc_error, tool_result
 from garage_tools.surfaces.mcp_fast import FastToolCall, plain_call
 from garage_tools.surfaces.responses import send_json
@@ -66,7 +66,7 @@ def mcp_tool(tool: Tool[Any, Any]) -> types.Tool:
     )
 
 
-def build_server(registry: Registry, knowledge: Knowledge) -> Server[Any]:
+def build_server(registry: Registry, services: Services) -> Server[Any]:
     """One low-level MCP server over the registry (one per endpoint: the SDK runs each once)."""
     listing = [mcp_tool(tool) for tool in registry]
     schemas = {tool.name: tool.input_schema for tool in listing}
@@ -86,7 +86,7 @@ def build_server(registry: Registry, knowledge: Knowledge) -> Server[Any]:
         try:
             if admitted.denial is not None:
                 raise admitted.denial
-            context = ToolContext(knowledge, admitted.caller, admitted.base_url)
+            context = services.tool_context(admitted.caller, admitted.base_url, admitted.headers.idempotency_key)
             result = tool_result(await invoke(registry, params.name, params.arguments or {}, context))
         except ServiceError as error:
             result = error_result(error)
@@ -151,19 +151,19 @@ class McpSurface:
 class McpServers:
     """The two MCP servers, their SDK endpoints and their lifespans."""
 
-    def __init__(self, registry: Registry, knowledge: Knowledge, *, fast_path: bool) -> None:
+    def __init__(self, registry: Registry, services: Services, *, fast_path: bool) -> None:
         # Host and Origin are checked by the access gate for both MCP endpoints, with the service's
         # own messages and error envelope; the SDK's copy of that check is switched off.
         security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-        self.public = build_server(registry, knowledge)
-        self.pro = build_server(registry, knowledge)
+        self.public = build_server(registry, services)
+        self.pro = build_server(registry, services)
         self.surfaces: dict[str, McpSurface] = {}
         for server, path in ((self.public, "/mcp"), (self.pro, "/mcp-pro")):
             app = server.streamable_http_app(
                 streamable_http_path=path, stateless_http=True, json_response=True, transport_security=security
             )
             (sdk_route,) = [r for r in app.routes if isinstance(r, Route)]
-            fast = FastToolCall(registry, knowledge, server.server_info_stamp) if fast_path else None
+            fast = FastToolCall(registry, services, server.server_info_stamp) if fast_path else None
             self.surfaces[path] = McpSurface(sdk_route.app, fast)
 
     def session_managers(self) -> list[Any]:

@@ -20,8 +20,8 @@ from starlette.types import Send
 
 from garage_tools.access.gate import Admitted
 from garage_tools.errors import ServiceError
-from garage_tools.knowledge.loader import Knowledge
-from garage_tools.registry import Registry, ToolContext, invoke
+from garage_tools.registry import Registry, invoke
+from garage_tools.services import Services
 from garage_tools.surfaces.mcp_encoding import error_result, tool_result
 from garage_tools.surfaces.responses import send_json
 
@@ -78,9 +78,9 @@ def plain_call(request: Admitted) -> tuple[str | int, dict[str, Any]] | None:
 class FastToolCall:
     """Answers a plain 2026-07-28 tools/call that `plain_call` recognised."""
 
-    def __init__(self, registry: Registry, knowledge: Knowledge, server_info_stamp: dict[str, Any]) -> None:
+    def __init__(self, registry: Registry, services: Services, server_info_stamp: dict[str, Any]) -> None:
         self.registry = registry
-        self.knowledge = knowledge
+        self.services = services
         self.meta = {"io.modelcontextprotocol/serverInfo": server_info_stamp}
 
     async def __call__(self, request: Admitted, request_id: str | int, arguments: dict[str, Any], send: Send) -> None:
@@ -88,7 +88,9 @@ class FastToolCall:
         try:
             if request.denial is not None:
                 raise request.denial
-            context = ToolContext(self.knowledge, request.caller, request.base_url)
+            context = self.services.tool_context(
+                request.caller, request.base_url, request.headers.idempotency_key
+            )
             result = tool_result(await invoke(self.registry, request.tool.name, arguments, context))
         except ServiceError as error:
             result = error_result(error)

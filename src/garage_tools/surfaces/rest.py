@@ -11,20 +11,20 @@ from starlette.types import Send
 
 from garage_tools.access.gate import Admitted
 from garage_tools.errors import ServiceError
-from garage_tools.knowledge.loader import Knowledge
-from garage_tools.registry import Registry, ToolContext, dump_json, invoke
+from garage_tools.registry import Registry, dump_json, invoke
+from garage_tools.services import Services
 from garage_tools.surfaces.responses import send_error, send_json
 
 
 class RestSurface:
-    def __init__(self, registry: Registry, knowledge: Knowledge) -> None:
+    def __init__(self, registry: Registry, services: Services) -> None:
         self.registry = registry
-        self.knowledge = knowledge
+        self.services = services
 
     async def __call__(self, request: Admitted, send: Send) -> None:
         assert request.tool is not None
         assert request.arguments is not None
-        context = ToolContext(self.knowledge, request.caller, request.base_url)
+        context = self.services.tool_context(request.caller, request.base_url, request.headers.idempotency_key)
         try:
             body = dump_json(await invoke(self.registry, request.tool.name, request.arguments, context))
         except ServiceError as error:
