@@ -33,6 +33,7 @@ from garage_tools.surfaces.responses import error_response, send_error
 from garage_tools.surfaces.rest import RestSurface
 from garage_tools.surfaces.urls import BaseUrl
 from garage_tools.tools import build_registry
+from garage_tools.web.docs import docs_routes
 from garage_tools.web.pages import STATIC, render, wants_html
 
 log = logging.getLogger(__name__)
@@ -121,7 +122,7 @@ def create_app(
         Route("/api/v1/{tool}", rest_gate, methods=ANY_METHOD),
         Route("/mcp", mcp_gates[0], methods=ANY_METHOD),
         Route("/mcp-pro", mcp_gates[1], methods=ANY_METHOD),
-        Route("/", lambda request: RedirectResponse("/docs"), methods=["GET"]),
+        Route("/", lambda request: RedirectResponse("/developers"), methods=["GET"]),
         Route("/api/v1", discovery.index, methods=["GET"]),
         Route("/openapi.json", discovery.openapi, methods=["GET"]),
         Route("/llms.txt", discovery.llms, methods=["GET"]),
@@ -129,6 +130,7 @@ def create_app(
         Route("/privacy", discovery.privacy, methods=["GET"]),
         Route("/healthz", discovery.health, methods=["GET"]),
         Route("/readyz", discovery.ready, methods=["GET"]),
+        *docs_routes(access),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(

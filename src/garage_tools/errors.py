@@ -3,7 +3,7 @@
 Every failure a caller can see is a `ServiceError` with a stable `code` string. Surfaces
 only encode it (an HTTP response on REST, an `isError` tool result on MCP); they never
 invent codes of their own, so the same mistake reads the same on every surface.
-The codes are documented in docs/errors.md; changing one is a breaking change.
+The codes are documented in docs/api.md (Errors) and on /ai; changing one is a breaking change.
 """
 
 from __future__ import annotations

@@ -207,9 +207,9 @@ def test_tool_index(api: httpx.Client, live_server: LiveServer) -> None:
     assert diagnose["url"] == f"{live_server.url}/api/v1/diagnose" and diagnose["docs"].startswith(live_server.url)
 
 
-def test_llms_txt_and_docs_list_every_tool(api: httpx.Client) -> None:
+def test_llms_txt_and_agent_guide_list_every_tool(api: httpx.Client) -> None:
     llms = api.get("/llms.txt").text
-    docs = api.get("/docs").text
+    docs = api.get("/ai").text
     for name in ["diagnose", "costEstimate", "getDoorStyles"]:
         assert name in llms and f'id="{name}"' in docs
     assert api.get("/privacy").status_code == 200

@@ -1,16 +1,16 @@
-"""What a newcomer (person or agent) reads first: the `/api/v1` index, `/llms.txt`, `/docs`, `/openapi.json`.
+"""What a newcomer (person or agent) reads first: the `/api/v1` index, `/llms.txt`, `/openapi.json`, `/privacy`.
 
-All of it is generated from the registry, so a new tool shows up here with no edit.
+All of it is generated from the registry, so a new tool shows up here with no edit. `/docs` now redirects to
+the interactive reference at `/developers/api` (see web/docs.py, with the changelog and the agent guide).
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import Scope
 
 from garage_tools import __version__
@@ -20,6 +20,9 @@ from garage_tools.services import Services
 from garage_tools.store.database import RETRY_AFTER
 from garage_tools.surfaces.openapi import openapi_document
 from garage_tools.surfaces.responses import error_response, json_response
+from garage_tools.web.pages import render
+
+API_REFERENCE = "/developers/api"
 
 
 def tool_index(registry: Registry, base: str) -> dict[str, Any]:
@@ -28,7 +31,9 @@ def tool_index(registry: Registry, base: str) -> dict[str, Any]:
         "serviceVersion": __version__,
         "openapi": f"{base}/openapi.json",
         "mcp": {"public": f"{base}/mcp", "pro": f"{base}/mcp-pro"},
-        "docs": f"{base}/docs",
+        "docs": f"{base}{API_REFERENCE}",
+        "guide": f"{base}/ai",
+        "changelog": f"{base}/developers/changelog",
         "tools": [
             {
                 "name": tool.name,
@@ -38,7 +43,7 @@ def tool_index(registry: Registry, base: str) -> dict[str, Any]:
                 "method": "POST",
                 "path": f"/api/v1/{tool.name}",
                 "url": f"{base}/api/v1/{tool.name}",
-                "docs": f"{base}/docs#{tool.name}",
+                "docs": f"{base}{API_REFERENCE}#/tools/{tool.name}",
             }
             for tool in registry
         ],
@@ -59,50 +64,23 @@ def llms_txt(registry: Registry, base: str) -> str:
         f"- MCP pro tier (Authorization: Bearer svc_live_...): {base}/mcp-pro",
         "- Safety: when a result has safetyFlag true or diyRisk 'unsafe', tell the user to stop using the door",
         "  and call a professional.",
+        "- Limits: 429 rate_limited and 503 service_unavailable carry Retry-After (seconds); wait that long.",
+        "",
+        "## Docs",
+        "",
+        f"- [Guide for AI agents]({base}/ai): which tool for which question, keys, limits, errors",
+        f"- [Developer portal]({base}/developers): API keys (free during the beta)",
+        f"- [Interactive API reference]({base}{API_REFERENCE})",
+        f"- [Changelog (JSON Feed)]({base}/developers/changelog.json)",
+        f"- [Privacy]({base}/privacy)",
         "",
         "## Tools",
         "",
     ]
     for tool in registry:
         key = " (API key required)" if tool.auth is AuthPolicy.BEARER else ""
-        lines.append(f"- [{tool.name}]({base}/docs#{tool.name}){key}: {tool.summary}")
+        lines.append(f"- [{tool.name}]({base}/ai#{tool.name}){key}: {tool.summary}")
     return "\n".join(lines) + "\n"
-
-
-def docs_html(registry: Registry, base: str) -> str:
-    sections = []
-    for tool in registry:
-        key = "API key required" if tool.auth is AuthPolicy.BEARER else "No key needed (a key raises your limits)"
-        sections.append(
-            f'<section id="{html.escape(tool.name)}"><h2>{html.escape(tool.title)} '
-            f"<code>{html.escape(tool.name)}</code></h2>"
-            f"<p>{html.escape(tool.description)}</p>"
-            f"<p><strong>{key}.</strong> <code>POST {html.escape(base)}/api/v1/{html.escape(tool.name)}</code></p>"
-            "</section>"
-        )
-    return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        "<title>Garage Door Tools: API docs</title>"
-        "<style>body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem}"
-        "code{background:#f3f3f3;padding:0 .25em}section{border-top:1px solid #ddd;margin-top:1.5rem}</style>"
-        "</head><body><h1>Garage Door Tools</h1>"
-        f"<p>REST: <code>POST {html.escape(base)}/api/v1/&lt;tool&gt;</code> with a JSON object. "
-        f'<a href="{html.escape(base)}/openapi.json">OpenAPI 3.1</a> · MCP: <code>{html.escape(base)}/mcp</code> '
-        f"(public) and <code>{html.escape(base)}/mcp-pro</code> (API key). "
-        f'<a href="{html.escape(base)}/privacy">Privacy</a></p>' + "".join(sections) + "</body></html>"
-    )
-
-
-PRIVACY_HTML = """<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>Privacy: Garage Door Tools</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem}</style></head>
-<body><h1>Privacy</h1>
-<p>The tools answer from the request alone. Descriptions, ZIP codes and door sizes you send are used to compute
-the answer and are not stored or shared. The client IP address is used for rate limiting only.</p>
-<p>When you create an API key we store your e-mail address, the key's name and a one-way hash of the key, never
-the key itself. You can revoke a key at any time.</p>
-</body></html>"""
 
 
 class Discovery:
@@ -129,10 +107,11 @@ class Discovery:
         return PlainTextResponse(llms_txt(self.registry, self.base_url(request.scope, None)))
 
     async def docs(self, request: Request) -> Response:
-        return HTMLResponse(docs_html(self.registry, self.base_url(request.scope, None)))
+        """The old docs page's address: the interactive reference replaces it (308 keeps the method)."""
+        return RedirectResponse(API_REFERENCE, status_code=308)
 
     async def privacy(self, request: Request) -> Response:
-        return HTMLResponse(PRIVACY_HTML)
+        return render(request, "privacy.html")
 
     async def health(self, request: Request) -> Response:
         return json_response({"status": "ok", "version": __version__, "tools": len(self.registry)})

@@ -1,8 +1,14 @@
-"""OpenAPI 3.1.0 for the REST surface, generated from the registry (never written by hand)."""
+"""OpenAPI 3.1.0 for the REST surface, generated from the registry (never written by hand).
+
+The document is also imported as ChatGPT GPT Actions, which takes at most 300 characters for an operation's
+summary or description and 700 for a parameter's: an operation carries the tool's one-line `summary` (the
+long `description` is for MCP and /ai), and read-only tools say `x-openai-isConsequential: false` so the
+assistant does not ask the user to confirm every call.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
@@ -10,19 +16,51 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from garage_tools import __version__
 from garage_tools.access.challenge import CHALLENGE_FIELD, MAX_TOKEN_LENGTH
 from garage_tools.errors import ErrorEnvelope
-from garage_tools.registry import AuthPolicy, Registry
+from garage_tools.registry import AuthPolicy, Registry, Tool
 
 API_VERSION = "1.0.0"
 REF = "#/components/schemas/{model}"
+
+#: GPT Actions' limit on an operation's `summary` and `description` (tests/e2e/test_docs_pages.py checks all limits).
+OPERATION_TEXT_LIMIT = 300
 
 ERROR_RESPONSES: dict[str, str] = {
     "400": "Invalid JSON, a body that is not an object, or invalid arguments (`invalid_json`, `invalid_body`, "
     "`invalid_arguments`), or a tool execution error (`tool_error`).",
     "401": "Missing key for a tool that requires one (`auth_required`), or an invalid or revoked key (`invalid_key`).",
+    "403": "A browser page on another site called without a key and without a valid `challengeToken` "
+    "(`challenge_required`, `challenge_failed`).",
+    "408": "The request headers or body arrived too slowly (`request_timeout`); the connection is closed.",
     "413": "The request body is larger than this tool accepts (`payload_too_large`).",
     "415": "The body is not sent as JSON (`unsupported_media_type`).",
-    "429": "Rate limit exceeded (`rate_limited`).",
+    "429": "Rate limit exceeded (`rate_limited`); wait `Retry-After` seconds.",
+    "431": "The request line and headers are too large (`request_headers_too_large`); the connection is closed.",
     "500": "An unexpected server fault (`internal_error`); the message carries an incident id.",
+    "503": "A dependency (key store, challenge verifier) is not answering or the server is at capacity "
+    "(`service_unavailable`); retry after `Retry-After` seconds.",
+}
+
+#: Response headers, as OpenAPI header objects (draft-ietf-httpapi-ratelimit-headers for the first two).
+HEADERS: dict[str, dict[str, Any]] = {
+    "RateLimit": {
+        "description": 'What is left of each window, e.g. `"public-minute";r=59;t=60` (r: calls left, t: seconds '
+        "until the window resets).",
+        "schema": {"type": "string"},
+    },
+    "RateLimit-Policy": {
+        "description": 'The windows that apply to this call, e.g. `"public-minute";q=60;w=60` (q: calls allowed, '
+        "w: window in seconds).",
+        "schema": {"type": "string"},
+    },
+    "Retry-After": {
+        "description": "Seconds to wait before calling again.",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+}
+HEADERS_BY_STATUS: dict[str, tuple[str, ...]] = {
+    "200": ("RateLimit", "RateLimit-Policy"),
+    "429": ("RateLimit", "RateLimit-Policy", "Retry-After"),
+    "503": ("Retry-After",),
 }
 
 CHALLENGE_PROPERTY = {
@@ -59,20 +97,23 @@ def openapi_document(registry: Registry, base_url: str) -> dict[str, Any]:
         }
         for status, description in ERROR_RESPONSES.items():
             responses[status] = {"description": description, "content": {"application/json": {"schema": error_ref}}}
-        paths[f"/api/v1/{tool.name}"] = {
-            "post": {
-                "operationId": tool.name,
-                "summary": tool.summary,
-                "description": tool.description + _auth_note(tool.auth),
-                "tags": ["tools"],
-                "security": security,
-                "requestBody": {
-                    "required": True,
-                    "content": {"application/json": {"schema": input_ref}},
-                },
-                "responses": responses,
-            }
+        for status, names in HEADERS_BY_STATUS.items():
+            responses[status]["headers"] = {name: {"$ref": f"#/components/headers/{name}"} for name in names}
+        operation: dict[str, Any] = {
+            "operationId": tool.name,
+            "summary": tool.summary,
+            "description": _short_description(tool, base_url),
+            "tags": ["tools"],
+            "security": security,
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": input_ref}},
+            },
+            "responses": responses,
         }
+        if tool.annotations.read_only:
+            operation["x-openai-isConsequential"] = False
+        paths[f"/api/v1/{tool.name}"] = {"post": operation}
 
     return {
         "openapi": "3.1.0",
@@ -93,6 +134,7 @@ def openapi_document(registry: Registry, base_url: str) -> dict[str, Any]:
         "paths": paths,
         "components": {
             "schemas": schemas,
+            "headers": HEADERS,
             "securitySchemes": {
                 "bearerAuth": {
                     "type": "http",
@@ -109,5 +151,9 @@ def _ref_name(ref: dict[str, str]) -> str:
     return ref["$ref"].rsplit("/", 1)[1]
 
 
-def _auth_note(auth: AuthPolicy) -> Literal["", " Requires an API key (pro tier)."]:
-    return "" if auth is AuthPolicy.OPTIONAL else " Requires an API key (pro tier)."
+def _short_description(tool: Tool[Any, Any], base_url: str) -> str:
+    """The summary and the auth rule, and where the full description is when it fits the platform limit."""
+    auth = " Requires an API key (pro tier)." if tool.auth is AuthPolicy.BEARER else " No API key needed."
+    text = tool.summary + auth
+    guide = f" Full description: {base_url}/ai#{tool.name}"
+    return text + guide if len(text + guide) <= OPERATION_TEXT_LIMIT else text

@@ -1,0 +1,176 @@
+"""Pages for developers and agents: the interactive API reference, the changelog and its feed, the agent guide.
+
+The tool lists on these pages come from the registry and the limits from the access policy, so a new tool
+or a changed limit shows up here with no edit. Swagger UI is served from the `swagger-ui-py` package
+installed with the service (no CDN), and only the two files the page loads.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
+
+from garage_tools.access.caller import Tier
+from garage_tools.access.gate import Access
+from garage_tools.access.ratelimit import Policy
+from garage_tools.errors import ALL_ERRORS
+from garage_tools.registry import AuthPolicy, Registry, Tool
+from garage_tools.surfaces.responses import json_response
+from garage_tools.web.changelog import FEED_MEDIA_TYPE, KIND_LABELS, Changelog, json_feed, load_changelog
+from garage_tools.web.markup import inline_html, text_html
+from garage_tools.web.pages import PAGE_HEADERS, render
+
+#: Swagger UI sets `style` attributes from script; only its page allows inline styles (scripts stay 'self').
+API_REFERENCE_HEADERS = {
+    "Content-Security-Policy": PAGE_HEADERS["Content-Security-Policy"].replace(
+        "style-src 'self'", "style-src 'self' 'unsafe-inline'"
+    )
+}
+SWAGGER_ASSETS = frozenset({"swagger-ui-bundle.js", "swagger-ui.css"})
+
+
+def swagger_ui_directory() -> Path:
+    """The `static/` folder of the installed `swagger-ui-py`, found without importing the package."""
+    spec = importlib.util.find_spec("swagger_ui")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the swagger-ui-py package is not installed; it serves /developers/api")
+    return Path(next(iter(spec.submodule_search_locations))) / "static"
+
+
+class AllowedFiles(StaticFiles):
+    """StaticFiles (with its ETag and 304 handling) limited to a few named files of a directory."""
+
+    def __init__(self, directory: Path, names: frozenset[str]) -> None:
+        missing = sorted(name for name in names if not (directory / name).is_file())
+        if missing:
+            raise RuntimeError(f"{directory} lacks {', '.join(missing)}")
+        super().__init__(directory=directory)
+        self.names = names
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        if path not in self.names:
+            raise HTTPException(status_code=404)
+        return await super().get_response(path, scope)
+
+
+@dataclass(frozen=True)
+class ToolArgument:
+    name: str
+    type: str
+    required: bool
+    description: Markup
+
+
+@dataclass(frozen=True)
+class ToolGuide:
+    """What the agent guide shows of one tool."""
+
+    tool: Tool[Any, Any]
+    description: Markup
+    arguments: list[ToolArgument]
+
+    @property
+    def needs_key(self) -> bool:
+        return self.tool.auth is AuthPolicy.BEARER
+
+
+def tool_guides(registry: Registry) -> list[ToolGuide]:
+    guides = []
+    for tool in registry:
+        schema = tool.input_model.model_json_schema(by_alias=True)
+        required = set(schema.get("required", ()))
+        arguments = [
+            ToolArgument(name, _type_name(spec, schema), name in required, inline_html(spec.get("description", "")))
+            for name, spec in schema.get("properties", {}).items()
+        ]
+        guides.append(ToolGuide(tool, text_html(tool.description), arguments))
+    return guides
+
+
+def _type_name(spec: dict[str, Any], schema: dict[str, Any]) -> str:
+    """A short reading of a JSON Schema type: `string`, `number`, `one of a, b`."""
+    options = [option for option in spec.get("anyOf", [spec]) if option.get("type") != "null"]
+    names = []
+    for option in options:
+        if "$ref" in option:
+            option = schema.get("$defs", {}).get(option["$ref"].rsplit("/", 1)[1], {})
+        if "enum" in option:
+            names.append("one of " + ", ".join(str(value) for value in option["enum"]))
+        else:
+            names.append(str(option.get("type", "any")))
+    return " or ".join(names) or "any"
+
+
+def describe_policy(policy: Policy) -> str:
+    """`60 per minute, 2000 per day`."""
+    return ", ".join(f"{window.limit} per {_span(window.seconds)}" for window in policy.windows)
+
+
+def _span(seconds: int) -> str:
+    names = {1: "second", 60: "minute", 3600: "hour", 86400: "day"}
+    return names.get(seconds, f"{seconds} seconds")
+
+
+class DocsPages:
+    def __init__(self, access: Access, changelog: Changelog) -> None:
+        self.access = access
+        self.changelog = changelog
+
+    def _base(self, request: Request) -> str:
+        return self.access.base_url(request.scope, None)
+
+    async def api_reference(self, request: Request) -> Response:
+        return render(request, "api_reference.html", {"base": self._base(request)}, headers=API_REFERENCE_HEADERS)
+
+    async def changelog_page(self, request: Request) -> Response:
+        entries = [
+            {"entry": entry, "label": KIND_LABELS[entry.kind], "body": text_html(entry.body)}
+            for entry in self.changelog.newest_first()
+        ]
+        return render(request, "changelog.html", {"base": self._base(request), "entries": entries})
+
+    async def changelog_feed(self, request: Request) -> Response:
+        response = json_response(json_feed(self.changelog, self._base(request)))
+        response.headers["content-type"] = FEED_MEDIA_TYPE
+        return response
+
+    async def agent_guide(self, request: Request) -> Response:
+        limits = self.access.limits
+        caps = [
+            (tool_name, describe_policy(policy))
+            for (tool_name, tier), policy in limits.tool_caps.items()
+            if tier is Tier.PUBLIC
+        ]
+        context = {
+            "base": self._base(request),
+            "guides": tool_guides(self.access.registry),
+            "public_limits": describe_policy(limits.public),
+            "pro_limits": describe_policy(limits.pro),
+            "caps": caps,
+            "errors": [(error.code, error.status) for error in ALL_ERRORS],
+        }
+        return render(request, "ai.html", context)
+
+
+def docs_routes(access: Access, changelog: Changelog | None = None) -> list[BaseRoute]:
+    """The routes of these pages. Reads and validates the changelog now, so a bad entry stops start-up."""
+    pages = DocsPages(access, changelog or load_changelog())
+    return [
+        Route("/developers/api", pages.api_reference, methods=["GET"]),
+        # Compressed: the Swagger UI bundle is about 1.5 MB as it ships, about a quarter of that gzipped.
+        Mount("/developers/api/assets", GZipMiddleware(AllowedFiles(swagger_ui_directory(), SWAGGER_ASSETS))),
+        Route("/developers/changelog", pages.changelog_page, methods=["GET"]),
+        Route("/developers/changelog.json", pages.changelog_feed, methods=["GET"]),
+        Route("/ai", pages.agent_guide, methods=["GET"]),
+    ]
