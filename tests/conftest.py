@@ -160,9 +160,13 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One headless Chromium for the browser tests (Playwright's sync API)."""
+    """One headless Chromium per test module (Playwright's sync API).
+
+    Per module, not per session: while Playwright's sync API is running it holds an event loop on
+    this thread, and every async test collected after it would fail to start its own.
+    """
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

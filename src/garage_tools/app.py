@@ -35,6 +35,7 @@ from garage_tools.surfaces.urls import BaseUrl
 from garage_tools.tools import build_registry
 from garage_tools.web.docs import docs_routes
 from garage_tools.web.pages import STATIC, render, wants_html
+from garage_tools.web.portal import portal_routes
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +132,7 @@ def create_app(
         Route("/healthz", discovery.health, methods=["GET"]),
         Route("/readyz", discovery.ready, methods=["GET"]),
         *docs_routes(access),
+        *portal_routes(services, access),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(

@@ -65,3 +65,39 @@ class OutboxMessage(Base):
     sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     claim_token: Mapped[str | None] = mapped_column(String(32), default=None)
+
+
+class Developer(Base):
+    """Someone who has signed in to the developer portal; the first sign-in creates the row."""
+
+    __tablename__ = "developers"
+
+    email: Mapped[str] = mapped_column(String(320), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_sign_in_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class LoginToken(Base):
+    """A magic sign-in link. Only a SHA-256 of the token is stored; it works once, until `expires_at`."""
+
+    __tablename__ = "login_tokens"
+    __table_args__ = (Index("ix_login_tokens_email_used_at", "email", "used_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    email: Mapped[str] = mapped_column(String(320))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    request_ip: Mapped[str | None] = mapped_column(String(45), default=None)
+
+
+class PortalSession(Base):
+    """A signed-in browser. Keyed by a SHA-256 of the cookie value, so a copy of the table signs nobody in."""
+
+    __tablename__ = "portal_sessions"
+
+    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    email: Mapped[str] = mapped_column(String(320), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)

@@ -1,0 +1,156 @@
+"""Developer-portal persistence: magic sign-in links, developers and browser sessions.
+
+Only hashes of the link tokens and session ids are stored; this module never sees a plaintext
+secret. Every comparison with the current time uses the repository's `clock`, not the database's,
+so tests can step past an expiry instead of waiting for it, on SQLite and PostgreSQL alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from garage_tools.store.database import Database
+from garage_tools.store.models import Developer, LoginToken, PortalSession
+
+Clock = Callable[[], datetime]
+#: Work to do in the same transaction as a new link (the e-mail that carries it).
+InTransaction = Callable[[AsyncSession], Awaitable[object]]
+
+#: Spent and expired rows are kept this long (for an operator looking into a complaint), then purged.
+KEEP_SPENT = timedelta(days=1)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _aware(moment: datetime) -> datetime:
+    # SQLite hands back naive datetimes even for timezone-aware columns; we only ever store UTC.
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    email: str
+    created_at: datetime
+    expires_at: datetime
+
+
+class PortalRepository:
+    def __init__(self, database: Database, clock: Clock = utc_now) -> None:
+        self._db = database
+        self.clock = clock
+
+    async def add_login_token(
+        self,
+        *,
+        email: str,
+        token_hash: str,
+        lifetime: timedelta,
+        request_ip: str | None,
+        also: InTransaction | None = None,
+    ) -> None:
+        """Store a new link for `email`, and run `also` in the same transaction (so link and mail go together)."""
+        now = self.clock()
+        async with self._db.session() as session, session.begin():
+            await session.execute(delete(LoginToken).where(LoginToken.expires_at < now - KEEP_SPENT))
+            session.add(
+                LoginToken(
+                    token_hash=token_hash,
+                    email=email,
+                    created_at=now,
+                    expires_at=now + lifetime,
+                    request_ip=request_ip[:45] if request_ip else None,
+                )
+            )
+            if also is not None:
+                await also(session)
+
+    async def login_token_usable(self, token_hash: str) -> bool:
+        """Whether the link would sign someone in now (without using it up)."""
+        async with self._db.session() as session:
+            found = await session.scalar(
+                select(LoginToken.id).where(
+                    LoginToken.token_hash == token_hash,
+                    LoginToken.used_at.is_(None),
+                    LoginToken.expires_at > self.clock(),
+                )
+            )
+        return found is not None
+
+    async def sign_in(
+        self, *, token_hash: str, session_hash: str, session_lifetime: timedelta, replaces: str | None = None
+    ) -> str | None:
+        """Use up a link and open a session for its address, in one transaction; the address, or None.
+
+        The link is spent by one conditional UPDATE, so of two concurrent attempts exactly one wins.
+        The address's other outstanding links are spent with it, and `replaces` (the session the
+        browser held before, if any) is ended: a sign-in always starts a fresh session id.
+        """
+        now = self.clock()
+        async with self._db.session() as session, session.begin():
+            email = await session.scalar(
+                update(LoginToken)
+                .where(
+                    LoginToken.token_hash == token_hash,
+                    LoginToken.used_at.is_(None),
+                    LoginToken.expires_at > now,
+                )
+                .values(used_at=now)
+                .returning(LoginToken.email),
+                execution_options={"synchronize_session": False},
+            )
+            if email is None:
+                return None
+            await session.execute(
+                update(LoginToken)
+                .where(LoginToken.email == email, LoginToken.used_at.is_(None))
+                .values(used_at=now)
+                .execution_options(synchronize_session=False)
+            )
+            await self._record_sign_in(session, email, now)
+            stale = PortalSession.expires_at <= now
+            if replaces is not None:
+                stale = stale | (PortalSession.id_hash == replaces)
+            await session.execute(delete(PortalSession).where(stale))
+            session.add(
+                PortalSession(id_hash=session_hash, email=email, created_at=now, expires_at=now + session_lifetime)
+            )
+        return str(email)
+
+    async def _record_sign_in(self, session: AsyncSession, email: str, now: datetime) -> None:
+        # An upsert: two first sign-ins of one address at the same moment must not collide.
+        insert = sqlite_insert if self._db.is_sqlite else postgresql_insert
+        statement = insert(Developer).values(email=email, created_at=now, last_sign_in_at=now)
+        await session.execute(
+            statement.on_conflict_do_update(index_elements=[Developer.email], set_={"last_sign_in_at": now})
+        )
+
+    async def session(self, session_hash: str) -> SessionRecord | None:
+        """The live session with this id hash, or None (unknown, ended or expired)."""
+        async with self._db.session() as session:
+            row = await session.scalar(
+                select(PortalSession).where(
+                    PortalSession.id_hash == session_hash, PortalSession.expires_at > self.clock()
+                )
+            )
+            if row is None:
+                return None
+            return SessionRecord(row.email, _aware(row.created_at), _aware(row.expires_at))
+
+    async def end_session(self, session_hash: str) -> None:
+        async with self._db.session() as session, session.begin():
+            await session.execute(delete(PortalSession).where(PortalSession.id_hash == session_hash))
+
+    async def developer_since(self, email: str) -> datetime | None:
+        """When `email` first signed in, or None if it never has."""
+        async with self._db.session() as session:
+            created = await session.scalar(select(Developer.created_at).where(Developer.email == email))
+        return _aware(created) if created else None

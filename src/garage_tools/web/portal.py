@@ -1,0 +1,420 @@
+"""The developer portal at `/developers`: what the tiers give, magic-link sign-in, and a key dashboard.
+
+Handlers only translate between forms and the services: sign-in, sessions and CSRF tokens live in
+`access.sessions`, keys in `access.keys`. Every POST is checked the same way before it is read
+further: its `Origin` (when the browser sends one) must be the service's own, and its form must
+carry the right token. Cookies are scoped to `/developers`, so the API endpoints never see them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import re
+import unicodedata
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import parse_qsl, urlsplit
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from garage_tools.access.gate import Access
+from garage_tools.access.headers import RequestHeaders
+from garage_tools.access.keys import IssuedKey
+from garage_tools.access.ratelimit import Policy
+from garage_tools.access.sessions import (
+    LINK_LIFETIME,
+    SESSION_LIFETIME,
+    DeveloperSession,
+    DeveloperSignIn,
+    new_secret,
+    normalise_email,
+    tokens_match,
+)
+from garage_tools.errors import ServiceError
+from garage_tools.mail import Mail
+from garage_tools.registry import AuthPolicy, Registry
+from garage_tools.services import Services
+from garage_tools.settings import Settings
+from garage_tools.store.portal import PortalRepository
+from garage_tools.web.pages import TEMPLATES, render
+
+log = logging.getLogger(__name__)
+
+SESSION_COOKIE = "gt_session"
+FORM_COOKIE = "gt_form"  # the pre-session CSRF token (double submit)
+COOKIE_PATH = "/developers"
+CONFIRM_PATH = "/developers/confirm/"
+MAX_FORM_BYTES = 4096
+MAX_ACTIVE_KEYS = 10
+MAX_KEY_NAME = 100
+NO_STORE = {"Cache-Control": "no-store"}
+_KEY_ID = re.compile(r"^[A-Za-z0-9]{1,16}$")
+
+FORGED = "This form did not come from this site, or it has gone stale. Go back, reload the page and try again."
+
+_mail_templates = Environment(
+    loader=FileSystemLoader(TEMPLATES / "portal" / "email"),
+    autoescape=select_autoescape(["html"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+class Refused(Exception):
+    """A POST the portal will not act on: from another site, with a forged or stale form, or signed out."""
+
+    def __init__(self, message: str, status: int = 403) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+@dataclass(frozen=True, slots=True)
+class TierRow:
+    what: str
+    public: str
+    pro: str
+
+
+def _span(seconds: int) -> str:
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds % size == 0:
+            count = seconds // size
+            return unit if count == 1 else f"{count} {unit}s"
+    return "second" if seconds == 1 else f"{seconds} seconds"
+
+
+def describe_policy(notation: str) -> str:
+    """`60/minute;2000/day` → `60 per minute, 2,000 per day`."""
+    return ", ".join(f"{w.limit:,} per {_span(w.seconds)}" for w in Policy.parse("shown", notation).windows)
+
+
+def describe_tiers(settings: Settings, registry: Registry) -> list[TierRow]:
+    """What each tier gives, read from the settings and the registry (so the page never drifts)."""
+    rows = [
+        TierRow(
+            "Tool calls, per client IP",
+            describe_policy(settings.rate_limit_public),
+            describe_policy(settings.rate_limit_pro),
+        )
+    ]
+    for tool in registry:
+        if tool.usage_cap is not None:
+            cap = tool.usage_cap
+            rows.append(
+                TierRow(
+                    f"{tool.name} ({cap.name}), per client IP", describe_policy(cap.public), describe_policy(cap.pro)
+                )
+            )
+    keyed = [tool.name for tool in registry if tool.auth is AuthPolicy.BEARER]
+    if keyed:
+        rows.append(TierRow(f"Needs a key: {', '.join(keyed)}", "not available (401)", "included"))
+    rows.append(TierRow("Price", "free, no sign-up", "free during the beta; no payment card"))
+    return rows
+
+
+def magic_link_mail(to: str, link: str) -> Mail:
+    """The sign-in message: plain text and HTML, the link, how long it works, what to do if unexpected."""
+    minutes = int(LINK_LIFETIME.total_seconds() // 60)
+    context = {"link": link, "minutes": minutes}
+    return Mail(
+        to=to,
+        subject="Your sign-in link for Garage Door Tools",
+        text=_mail_templates.get_template("sign_in.txt").render(context),
+        html=_mail_templates.get_template("sign_in.html").render(context),
+        kind="magic_link",
+    )
+
+
+async def read_form(request: Request, *, limit: int = MAX_FORM_BYTES, seconds: float = 15.0) -> dict[str, str]:
+    """The URL-encoded form of a POST, bounded in size and time (pages post small forms only)."""
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media != "application/x-www-form-urlencoded":
+        raise Refused("Send this form from the page.", status=415)
+    body = bytearray()
+    try:
+        async with asyncio.timeout(seconds):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limit:
+                    raise Refused("The form is too large.", status=413)
+    except TimeoutError:
+        raise Refused("The form took too long to arrive.", status=408) from None
+    try:
+        return dict(parse_qsl(body.decode(), keep_blank_values=True, max_num_fields=10))
+    except (UnicodeDecodeError, ValueError):
+        raise Refused("The form could not be read.", status=400) from None
+
+
+def clean_key_name(text: str) -> str | None:
+    """A key name as shown in the dashboard: whitespace runs collapsed, 1 to 100 printable characters."""
+    name = " ".join(text.split())
+    if not 1 <= len(name) <= MAX_KEY_NAME or any(unicodedata.category(c).startswith("C") for c in name):
+        return None
+    return name
+
+
+Handler = Callable[["Portal", Request], Awaitable[Response]]
+
+
+def _page(handler: Handler) -> Handler:
+    """Refusals and service errors as pages of their own, with their status (never a JSON envelope)."""
+
+    @functools.wraps(handler)
+    async def answer(portal: Portal, request: Request) -> Response:
+        try:
+            return await handler(portal, request)
+        except Refused as refused:
+            context = {"title": "Not done", "message": refused.message}
+            return render(request, "portal/message.html", context, status=refused.status, headers=NO_STORE)
+        except ServiceError as error:
+            context = {"title": "Please try again shortly", "message": error.message}
+            return render(
+                request, "portal/message.html", context, status=error.status, headers={**NO_STORE, **error.headers}
+            )
+
+    return answer
+
+
+class Portal:
+    def __init__(self, services: Services, access: Access) -> None:
+        self.keys = services.keys
+        self.access = access
+        self.sign_in = DeveloperSignIn(PortalRepository(services.database), services.limiter, services.outbox)
+        self.tiers = describe_tiers(services.settings, access.registry)
+        self.body_timeout = services.settings.body_timeout_seconds
+
+    # -- pages ------------------------------------------------------------------------------------
+
+    @_page
+    async def landing(self, request: Request) -> Response:
+        context = {
+            "developer": await self._developer(request),
+            "tiers": self.tiers,
+            "base_url": self._base_url(request),
+        }
+        return self._with_form_token(request, "portal/landing.html", context)
+
+    @_page
+    async def sign_in_page(self, request: Request) -> Response:
+        return self._with_form_token(request, "portal/sign_in.html", {})
+
+    @_page
+    async def request_link(self, request: Request) -> Response:
+        form = await self._anonymous_form(request)
+        email = normalise_email(form.get("email", ""))
+        if email is None:
+            context = {"error": "Enter an e-mail address, such as dev@example.com.", "email": form.get("email", "")}
+            return self._with_form_token(request, "portal/sign_in.html", context, status=400)
+        confirm = f"{self._base_url(request)}{CONFIRM_PATH}"
+        await self.sign_in.request_link(
+            email, self._client_ip(request), lambda token: magic_link_mail(email, confirm + token)
+        )
+        # The same answer whether the address is known, new or throttled.
+        return RedirectResponse("/developers/sign-in/sent", status_code=303)
+
+    @_page
+    async def link_sent(self, request: Request) -> Response:
+        minutes = int(LINK_LIFETIME.total_seconds() // 60)
+        return render(request, "portal/sent.html", {"minutes": minutes})
+
+    @_page
+    async def confirm(self, request: Request) -> Response:
+        """GET shows a button (mail scanners fetch links; looking must not sign in); POST signs in."""
+        token = request.path_params["token"]
+        headers = {"Referrer-Policy": "no-referrer", **NO_STORE}
+        if request.method == "GET":
+            usable = len(token) <= 128 and await self.sign_in.link_usable(token)
+            return self._with_form_token(
+                request, "portal/confirm.html", {"usable": usable}, status=200 if usable else 400, headers=headers
+            )
+        await self._anonymous_form(request)
+        signed_in = (
+            await self.sign_in.sign_in(token, request.cookies.get(SESSION_COOKIE)) if len(token) <= 128 else None
+        )
+        if signed_in is None:
+            return self._with_form_token(request, "portal/confirm.html", {"usable": False}, status=400, headers=headers)
+        response = RedirectResponse("/developers/dashboard", status_code=303, headers=headers)
+        self._set_cookie(request, response, SESSION_COOKIE, signed_in.session_id, int(SESSION_LIFETIME.total_seconds()))
+        self._delete_cookie(request, response, FORM_COOKIE)
+        return response
+
+    @_page
+    async def dashboard(self, request: Request) -> Response:
+        developer = await self._developer(request)
+        if developer is None:
+            return RedirectResponse("/developers/sign-in", status_code=303)
+        revoked = request.query_params.get("revoked", "")
+        notice = f"Key {revoked} is revoked: it no longer works anywhere." if _KEY_ID.match(revoked) else None
+        return await self._dashboard(request, developer, notice=notice)
+
+    @_page
+    async def create_key(self, request: Request) -> Response:
+        developer, form = await self._signed_in_form(request)
+        name = clean_key_name(form.get("name", ""))
+        if name is None:
+            error = f"Give the key a name of 1 to {MAX_KEY_NAME} characters, such as “laptop” or “ci”."
+            return await self._dashboard(request, developer, error=error, status=400)
+        active = [key for key in await self.keys.repository.list(developer.email) if key.active]
+        if len(active) >= MAX_ACTIVE_KEYS:
+            error = f"You have {len(active)} active keys, the most allowed. Revoke one you no longer use first."
+            return await self._dashboard(request, developer, error=error, status=409)
+        issued = await self.keys.issue(developer.email, name)
+        log.info("portal: key %s created by a signed-in developer", issued.record.id)
+        return await self._dashboard(request, developer, new_key=issued)
+
+    @_page
+    async def revoke_key(self, request: Request) -> Response:
+        developer, _ = await self._signed_in_form(request)
+        key_id = request.path_params["key_id"]
+        record = await self.keys.revoke(key_id, owner_email=developer.email) if _KEY_ID.match(key_id) else None
+        if record is None:
+            return await self._dashboard(request, developer, error="There is no such key among yours.", status=404)
+        return RedirectResponse(f"/developers/dashboard?revoked={record.id}", status_code=303)
+
+    @_page
+    async def sign_out(self, request: Request) -> Response:
+        await self._signed_in_form(request)
+        await self.sign_in.sign_out(request.cookies.get(SESSION_COOKIE, ""))
+        response = RedirectResponse("/developers", status_code=303)
+        self._delete_cookie(request, response, SESSION_COOKIE)
+        return response
+
+    # -- helpers ----------------------------------------------------------------------------------
+
+    async def _dashboard(
+        self,
+        request: Request,
+        developer: DeveloperSession,
+        *,
+        new_key: IssuedKey | None = None,
+        notice: str | None = None,
+        error: str | None = None,
+        status: int = 200,
+    ) -> Response:
+        keys = list(reversed(await self.keys.repository.list(developer.email)))  # newest first
+        context: dict[str, Any] = {
+            "developer": developer,
+            "keys": keys,
+            "active": sum(key.active for key in keys),
+            "max_active": MAX_ACTIVE_KEYS,
+            "new_key": new_key,
+            "notice": notice,
+            "error": error,
+            "base_url": self._base_url(request),
+        }
+        return render(request, "portal/dashboard.html", context, status=status, headers=NO_STORE)
+
+    async def _developer(self, request: Request) -> DeveloperSession | None:
+        return await self.sign_in.session(request.cookies.get(SESSION_COOKIE))
+
+    def _check_origin(self, request: Request) -> None:
+        """Refuse a POST another site made a browser send (a browser names the page's origin on POSTs)."""
+        origin = request.headers.get("origin")
+        fetch_site = request.headers.get("sec-fetch-site")
+        if origin == "null" and fetch_site == "same-origin":
+            # The sign-in page's `Referrer-Policy: no-referrer` makes browsers send `Origin: null` from it;
+            # their own `Sec-Fetch-Site` (which pages cannot set) still says the form is ours.
+            origin = None
+        if fetch_site == "cross-site" or (origin is not None and origin != self._own_origin(request)):
+            path = CONFIRM_PATH + "…" if request.url.path.startswith(CONFIRM_PATH) else request.url.path
+            log.warning("portal: refused a cross-site POST to %s (Origin %r)", path, (origin or "")[:100])
+            raise Refused(FORGED)
+
+    async def _anonymous_form(self, request: Request) -> dict[str, str]:
+        """A form posted before sign-in: it must repeat the random token of the browser's form cookie."""
+        self._check_origin(request)
+        form = await read_form(request, seconds=self.body_timeout)
+        if not tokens_match(request.cookies.get(FORM_COOKIE), form.get("csrf")):
+            raise Refused(FORGED)
+        return form
+
+    async def _signed_in_form(self, request: Request) -> tuple[DeveloperSession, dict[str, str]]:
+        """A form posted by a signed-in developer: it must carry the session's own token."""
+        self._check_origin(request)
+        form = await read_form(request, seconds=self.body_timeout)
+        developer = await self._developer(request)
+        if developer is None:
+            raise Refused("You are signed out (the session ended or expired). Sign in again to continue.")
+        if not tokens_match(developer.csrf_token, form.get("csrf")):
+            raise Refused(FORGED)
+        return developer, form
+
+    def _with_form_token(
+        self,
+        request: Request,
+        template: str,
+        context: dict[str, Any],
+        *,
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+    ) -> Response:
+        """Render a page with an anonymous form, giving the browser a form cookie if it has none."""
+        token = request.cookies.get(FORM_COOKIE, "")
+        fresh = not 32 <= len(token) <= 128
+        if fresh:
+            token = new_secret()
+        response = render(request, template, {**context, "csrf": token}, status=status, headers=headers)
+        if fresh:
+            self._set_cookie(request, response, FORM_COOKIE, token, None)
+        return response
+
+    def _base_url(self, request: Request) -> str:
+        return self.access.base_url(request.scope, request.headers.get("host"))
+
+    def _own_origin(self, request: Request) -> str:
+        parts = urlsplit(self._base_url(request))
+        return f"{parts.scheme}://{parts.netloc}"
+
+    def _secure(self, request: Request) -> bool:
+        return request.url.scheme == "https" or self._base_url(request).startswith("https://")
+
+    def _client_ip(self, request: Request) -> str | None:
+        return self.access.addresses.resolve(request.scope, RequestHeaders.read(request.scope))
+
+    def _set_cookie(self, request: Request, response: Response, name: str, value: str, max_age: int | None) -> None:
+        response.set_cookie(
+            name, value, max_age=max_age, path=COOKIE_PATH, secure=self._secure(request), httponly=True, samesite="lax"
+        )
+
+    def _delete_cookie(self, request: Request, response: Response, name: str) -> None:
+        response.delete_cookie(name, path=COOKIE_PATH, secure=self._secure(request), httponly=True, samesite="lax")
+
+
+class HideSignInLinks(logging.Filter):
+    """Keep sign-in tokens out of uvicorn's access log: the path is logged as `/developers/confirm/…`."""
+
+    def filter(self, record: logging.LogRecord) -> Literal[True]:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str) and args[2].startswith(CONFIRM_PATH):
+            record.args = (*args[:2], CONFIRM_PATH + "…", *args[3:])
+        return True
+
+
+def _hide_tokens_in_access_log() -> None:
+    access_log = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, HideSignInLinks) for f in access_log.filters):
+        access_log.addFilter(HideSignInLinks())
+
+
+def portal_routes(services: Services, access: Access) -> list[BaseRoute]:
+    """The routes of the developer portal, for `create_app`'s route list."""
+    _hide_tokens_in_access_log()
+    portal = Portal(services, access)
+    return [
+        Route("/developers", portal.landing, methods=["GET"]),
+        Route("/developers/sign-in", portal.sign_in_page, methods=["GET"]),
+        Route("/developers/sign-in", portal.request_link, methods=["POST"]),
+        Route("/developers/sign-in/sent", portal.link_sent, methods=["GET"]),
+        Route(CONFIRM_PATH + "{token}", portal.confirm, methods=["GET", "POST"]),
+        Route("/developers/dashboard", portal.dashboard, methods=["GET"]),
+        Route("/developers/keys", portal.create_key, methods=["POST"]),
+        Route("/developers/keys/{key_id}/revoke", portal.revoke_key, methods=["POST"]),
+        Route("/developers/sign-out", portal.sign_out, methods=["POST"]),
+    ]

@@ -1,0 +1,202 @@
+"""Magic-link sign-in and portal sessions through the real store, on SQLite and PostgreSQL.
+
+Time comes from a fake clock, so expiry is tested at its exact edge instead of by waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections.abc import Callable
+
+import pytest
+from sqlalchemy import select
+
+from garage_tools.access.ratelimit import RateLimiter
+from garage_tools.access.sessions import DeveloperSignIn, csrf_token_for, normalise_email, tokens_match
+from garage_tools.mail import Mail, Outbox
+from garage_tools.store.database import Database
+from garage_tools.store.models import LoginToken, OutboxMessage
+from garage_tools.store.portal import PortalRepository
+from garage_tools.web.portal import CONFIRM_PATH, HideSignInLinks, clean_key_name, describe_policy
+from tests.fakes.clock import FakeClock
+
+LINK = "https://doors.example.com/developers/confirm/"
+
+
+class Mailed:
+    """Composes sign-in mails and remembers the tokens they carried, as the inbox would."""
+
+    def __init__(self) -> None:
+        self.tokens: list[str] = []
+
+    def __call__(self, to: str) -> Callable[[str], Mail]:
+        def compose(token: str) -> Mail:
+            self.tokens.append(token)
+            return Mail(to=to, subject="Sign in", text=f"Open {LINK}{token}", kind="magic_link")
+
+        return compose
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def sign_in(database: Database, clock: FakeClock) -> DeveloperSignIn:
+    return DeveloperSignIn(PortalRepository(database, clock), RateLimiter(), Outbox(database, clock=clock))
+
+
+async def ask(sign_in: DeveloperSignIn, email: str, ip: str = "192.0.2.1") -> str:
+    """Request a link for `email` and return its token."""
+    mailed = Mailed()
+    assert await sign_in.request_link(email, ip, mailed(email))
+    return mailed.tokens[-1]
+
+
+async def test_the_link_is_stored_hashed_and_queued_with_its_mail(sign_in: DeveloperSignIn, database: Database) -> None:
+    token = await ask(sign_in, "dev@example.com")
+    async with database.session() as session:
+        rows = (await session.scalars(select(LoginToken))).all()
+        mails = (await session.scalars(select(OutboxMessage))).all()
+    assert [row.token_hash for row in rows] == [hashlib.sha256(token.encode()).hexdigest()]
+    assert all(token not in str(value) for row in rows for value in vars(row).values())
+    assert rows[0].email == "dev@example.com" and rows[0].request_ip == "192.0.2.1"
+    assert [(m.to_address, m.kind) for m in mails] == [("dev@example.com", "magic_link")]
+    assert f"{LINK}{token}" in mails[0].text_body
+    assert len(token) >= 43  # 256 random bits, URL-safe
+
+
+async def test_looking_at_a_link_does_not_use_it(sign_in: DeveloperSignIn) -> None:
+    token = await ask(sign_in, "dev@example.com")
+    assert await sign_in.link_usable(token) and await sign_in.link_usable(token)
+    signed_in = await sign_in.sign_in(token)
+    assert signed_in is not None and signed_in.email == "dev@example.com"
+    assert not await sign_in.link_usable(token)
+
+
+async def test_a_link_works_once(sign_in: DeveloperSignIn) -> None:
+    token = await ask(sign_in, "dev@example.com")
+    assert await sign_in.sign_in(token) is not None
+    assert await sign_in.sign_in(token) is None
+
+
+async def test_a_wrong_token_signs_nobody_in(sign_in: DeveloperSignIn) -> None:
+    token = await ask(sign_in, "dev@example.com")
+    assert await sign_in.sign_in(token[:-1] + ("A" if token[-1] != "A" else "B")) is None
+    assert await sign_in.sign_in("") is None
+    assert await sign_in.link_usable(token)
+
+
+async def test_a_link_expires_after_fifteen_minutes(sign_in: DeveloperSignIn, clock: FakeClock) -> None:
+    early = await ask(sign_in, "early@example.com")
+    late = await ask(sign_in, "late@example.com")
+    clock.advance(15 * 60 - 1)
+    assert await sign_in.sign_in(early) is not None
+    clock.advance(1)
+    assert not await sign_in.link_usable(late)
+    assert await sign_in.sign_in(late) is None
+
+
+async def test_signing_in_spends_the_addresses_other_links(sign_in: DeveloperSignIn) -> None:
+    first = await ask(sign_in, "dev@example.com")
+    second = await ask(sign_in, "dev@example.com")
+    other = await ask(sign_in, "other@example.com")
+    assert await sign_in.sign_in(second) is not None
+    assert await sign_in.sign_in(first) is None
+    assert await sign_in.sign_in(other) is not None  # another address's links are untouched
+
+
+async def test_one_link_used_at_once_opens_one_session(sign_in: DeveloperSignIn) -> None:
+    token = await ask(sign_in, "dev@example.com")
+    results = await asyncio.gather(*(sign_in.sign_in(token) for _ in range(5)))
+    assert sum(result is not None for result in results) == 1
+
+
+async def test_a_session_lasts_seven_days(sign_in: DeveloperSignIn, clock: FakeClock) -> None:
+    signed_in = await sign_in.sign_in(await ask(sign_in, "dev@example.com"))
+    assert signed_in is not None
+    clock.advance(7 * 86400 - 1)
+    session = await sign_in.session(signed_in.session_id)
+    assert session is not None and session.email == "dev@example.com"
+    clock.advance(1)
+    assert await sign_in.session(signed_in.session_id) is None
+
+
+async def test_signing_out_ends_the_session(sign_in: DeveloperSignIn) -> None:
+    signed_in = await sign_in.sign_in(await ask(sign_in, "dev@example.com"))
+    assert signed_in is not None
+    await sign_in.sign_out(signed_in.session_id)
+    assert await sign_in.session(signed_in.session_id) is None
+    assert await sign_in.session(None) is None and await sign_in.session("made-up") is None
+
+
+async def test_signing_in_again_replaces_the_browsers_session(sign_in: DeveloperSignIn) -> None:
+    first = await sign_in.sign_in(await ask(sign_in, "dev@example.com"))
+    assert first is not None
+    second = await sign_in.sign_in(await ask(sign_in, "dev@example.com"), previous_session_id=first.session_id)
+    assert second is not None and second.session_id != first.session_id
+    assert await sign_in.session(first.session_id) is None
+    assert await sign_in.session(second.session_id) is not None
+
+
+async def test_the_first_sign_in_creates_the_developer(sign_in: DeveloperSignIn, clock: FakeClock) -> None:
+    assert await sign_in.store.developer_since("dev@example.com") is None
+    await sign_in.sign_in(await ask(sign_in, "dev@example.com"))
+    joined = clock.now
+    clock.advance(3600)
+    await sign_in.sign_in(await ask(sign_in, "dev@example.com"))
+    assert await sign_in.store.developer_since("dev@example.com") == joined
+
+
+async def test_throttled_requests_send_nothing(
+    sign_in: DeveloperSignIn, database: Database, caplog: pytest.LogCaptureFixture
+) -> None:
+    mailed = Mailed()
+    sent = [await sign_in.request_link("dev@example.com", "192.0.2.1", mailed("dev@example.com")) for _ in range(4)]
+    assert sent == [True, True, True, False]
+    by_ip = [
+        await sign_in.request_link(f"u{n}@example.com", "192.0.2.9", mailed(f"u{n}@example.com")) for n in range(11)
+    ]
+    assert by_ip == [True] * 10 + [False]
+    async with database.session() as session:
+        assert len((await session.scalars(select(OutboxMessage))).all()) == 13
+        assert len((await session.scalars(select(LoginToken))).all()) == 13
+    assert "too many requests" in caplog.text
+
+
+def test_csrf_tokens_belong_to_one_session() -> None:
+    assert csrf_token_for("session-a") == csrf_token_for("session-a") != csrf_token_for("session-b")
+    assert tokens_match("abc", "abc")
+    assert not tokens_match("abc", "abd") and not tokens_match("", "") and not tokens_match(None, None)
+
+
+def test_addresses_are_normalised_and_checked() -> None:
+    assert normalise_email("  Dev@Example.COM ") == "dev@example.com"
+    for bad in ("", "dev", "dev@", "@example.com", "a b@example.com", "dev@example..com", "x" * 320 + "@e.com"):
+        assert normalise_email(bad) is None, bad
+
+
+def test_key_names_are_trimmed_and_bounded() -> None:
+    assert clean_key_name("  my   laptop ") == "my laptop"
+    assert clean_key_name("x" * 100) == "x" * 100
+    assert clean_key_name("x" * 101) is None
+    assert clean_key_name("   ") is None
+    assert clean_key_name("bad\x00name") is None
+
+
+def test_limits_are_described_for_people() -> None:
+    assert describe_policy("60/minute;2000/day") == "60 per minute, 2,000 per day"
+    assert describe_policy("3 per 15 minutes") == "3 per 15 minutes"
+
+
+def test_access_log_lines_do_not_carry_sign_in_tokens() -> None:
+    record = logging.LogRecord(
+        "uvicorn.access", logging.INFO, __file__, 1, '%s - "%s %s HTTP/%s" %d',
+        ("127.0.0.1:5000", "POST", f"{CONFIRM_PATH}SECRET-TOKEN", "1.1", 303), None,
+    )  # fmt: skip
+    HideSignInLinks().filter(record)
+    assert "SECRET-TOKEN" not in record.getMessage()
+    assert f"{CONFIRM_PATH}…" in record.getMessage()
