@@ -10,7 +10,48 @@ from starlette.types import Message, Receive
 from garage_tools.errors import PayloadTooLarge, RequestTimeout
 
 
-async def read_body(receive: Receive, *, declared_length: str | None, limit: int, seconds: float) -> bytes:
+class BodyDeadlines:
+    """Time bounds on body reads with one timer per process, not one per request.
+
+    A timer per request (`asyncio.timeout`) cost about as much as the rest of the access gate.
+    Instead a read registers its deadline in a dict, and one sweep every `resolution` seconds,
+    scheduled only while reads are in flight, cancels those past theirs; so a deadline holds to
+    within `resolution`.
+    """
+
+    def __init__(self, resolution: float = 0.5) -> None:
+        self.resolution = resolution
+        self._reads: dict[asyncio.Task[object], float] = {}
+        self._expired: set[asyncio.Task[object]] = set()
+        self._sweep_handle: asyncio.TimerHandle | None = None
+
+    def begin(self, task: asyncio.Task[object], seconds: float) -> None:
+        loop = task.get_loop()
+        self._reads[task] = loop.time() + seconds
+        if self._sweep_handle is None:
+            self._sweep_handle = loop.call_later(self.resolution, self._sweep, loop)
+
+    def end(self, task: asyncio.Task[object]) -> bool:
+        """Stop watching `task`; True when its deadline had passed (and it was cancelled for that)."""
+        self._reads.pop(task, None)
+        if task in self._expired:
+            self._expired.discard(task)
+            return True
+        return False
+
+    def _sweep(self, loop: asyncio.AbstractEventLoop) -> None:
+        now = loop.time()
+        for task, deadline in list(self._reads.items()):
+            if deadline <= now:
+                del self._reads[task]
+                self._expired.add(task)
+                task.cancel()
+        self._sweep_handle = loop.call_later(self.resolution, self._sweep, loop) if self._reads else None
+
+
+async def read_body(
+    receive: Receive, *, declared_length: str | None, limit: int, seconds: float, deadlines: BodyDeadlines
+) -> bytes:
     """The whole body, refusing more than `limit` bytes (unread) or a body slower than `seconds`.
 
     A declared `Content-Length` over the limit is refused before a byte is read; a chunked or
@@ -20,23 +61,29 @@ async def read_body(receive: Receive, *, declared_length: str | None, limit: int
         raise PayloadTooLarge(
             f"The request body is {int(declared_length)} bytes; this endpoint accepts at most {limit}."
         )
+    task = asyncio.current_task()
+    assert task is not None
+    deadlines.begin(task, seconds)
     chunks: list[bytes] = []
     size = 0
     try:
-        async with asyncio.timeout(seconds):
-            while True:
-                message = await receive()
-                if message["type"] == "http.disconnect":
-                    raise ClientDisconnect()
-                chunk = message.get("body", b"")
-                size += len(chunk)
-                if size > limit:
-                    raise PayloadTooLarge(f"The request body is over {limit} bytes, the most this endpoint accepts.")
-                chunks.append(chunk)
-                if not message.get("more_body", False):
-                    break
-    except TimeoutError:
-        raise RequestTimeout(f"The request body did not arrive within {seconds:g} seconds.") from None
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise ClientDisconnect()
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise PayloadTooLarge(f"The request body is over {limit} bytes, the most this endpoint accepts.")
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+    except asyncio.CancelledError:
+        if deadlines.end(task):
+            task.uncancel()
+            raise RequestTimeout(f"The request body did not arrive within {seconds:g} seconds.") from None
+        raise
+    deadlines.end(task)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 

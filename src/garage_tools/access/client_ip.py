@@ -9,6 +9,7 @@ holds a whole /64, and keying on single addresses would give them 2**64 buckets.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Iterable
 
@@ -33,11 +34,13 @@ class ClientAddressResolver:
     def resolve(self, scope: Scope, headers: RequestHeaders) -> str | None:
         """The client's address as text (IPv4-mapped IPv6 shown as IPv4), or None if unknown."""
         client = scope.get("client")
-        peer = _parse(client[0]) if client else None
-        if peer is None:
-            return client[0] if client else None
-        if not self._is_trusted(peer) or not (headers.forwarded or headers.x_forwarded_for):
-            return str(peer)
+        if not client:
+            return None
+        if not (headers.forwarded or headers.x_forwarded_for):
+            return _canonical(client[0])
+        peer = _parse(client[0])
+        if peer is None or not self._is_trusted(peer):
+            return _canonical(client[0])
         hops = _forwarded_for(headers.forwarded) if headers.forwarded else _x_forwarded_for(headers.x_forwarded_for)
         if self.trust_all:
             # `*` trusts the peer, not the whole chain: the hop it appended is the client. Walking on
@@ -56,6 +59,7 @@ class ClientAddressResolver:
         return self.trust_all or any(address in network for network in self.trusted)
 
 
+@functools.lru_cache(maxsize=8192)
 def rate_limit_partition(ip: str | None) -> str:
     """The bucket an address counts against: itself for IPv4, its /64 for IPv6."""
     if ip is None:
@@ -66,6 +70,14 @@ def rate_limit_partition(ip: str | None) -> str:
     return ip
 
 
+@functools.lru_cache(maxsize=8192)
+def _canonical(text: str) -> str:
+    """An address as the service names it (IPv4-mapped IPv6 as IPv4); unparseable text unchanged."""
+    address = _parse(text)
+    return str(address) if address is not None else text
+
+
+@functools.lru_cache(maxsize=8192)  # callers repeat; parsing an address costs about 3 µs
 def _parse(text: str) -> Address | None:
     try:
         address = ipaddress.ip_address(text.strip())

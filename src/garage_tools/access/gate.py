@@ -18,7 +18,7 @@ endpoint as an authentication failure.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -27,11 +27,11 @@ from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from starlette.requests import ClientDisconnect
 from starlette.types import Receive, Scope, Send
 
-from garage_tools.access.body import read_body
+from garage_tools.access.body import BodyDeadlines, read_body
 from garage_tools.access.caller import Caller, Tier
 from garage_tools.access.challenge import CHALLENGE_FIELD, MAX_TOKEN_LENGTH, ChallengeVerifier
 from garage_tools.access.client_ip import ClientAddressResolver, rate_limit_partition
-from garage_tools.access.credentials import Credentials, authenticate, bearer_token
+from garage_tools.access.credentials import ANONYMOUS, Credentials, authenticate, bearer_token
 from garage_tools.access.headers import RequestHeaders, trimmed_scope
 from garage_tools.access.keys import KeyService
 from garage_tools.access.origins import OriginPolicy
@@ -107,11 +107,11 @@ class Limits:
             tool_caps=caps,
         )
 
-    def for_call(self, tier: Tier, tool: Tool[Any, Any] | None) -> list[Policy]:
-        policies = [self.pro if tier is Tier.PRO else self.public]
+    def for_call(self, tier: Tier, tool: Tool[Any, Any] | None) -> tuple[Policy, ...]:
+        general = self.pro if tier is Tier.PRO else self.public
         if tool is not None and (cap := self.tool_caps.get((tool.name, tier))) is not None:
-            policies.append(cap)
-        return policies
+            return (general, cap)
+        return (general,)
 
 
 class Access:
@@ -139,6 +139,7 @@ class Access:
         self.addresses = addresses
         self.base_url = base_url
         self.body_timeout = body_timeout
+        self.body_deadlines = BodyDeadlines()
         self.mcp_body_limit = max((tool.max_body_bytes for tool in registry), default=16 * 1024) + MCP_ENVELOPE_BYTES
 
     async def identify(self, scope: Scope, headers: RequestHeaders, surface: str) -> Caller:
@@ -160,6 +161,8 @@ class Access:
         lookup, so after `limits.auth_failures` bad keys an address gets 429 for its keyed calls
         until the window passes. Keys already in the cache are answered without this check.
         """
+        if not headers.authorization:
+            return ANONYMOUS
         tokens = [bearer_token(value) for value in headers.authorization]
         lookup = len(tokens) == 1 and bool(tokens[0]) and not self.keys.is_cached(tokens[0] or "")
         if lookup:
@@ -176,7 +179,7 @@ class Access:
             await self.limiter.check(partition, [self.limits.auth_failures])
         return credentials
 
-    async def rate_limit(self, caller: Caller, policies: list[Policy]) -> Decision:
+    async def rate_limit(self, caller: Caller, policies: Sequence[Policy]) -> Decision:
         return await self.limiter.check(f"{caller.tier.value}:{rate_limit_partition(caller.ip)}", policies)
 
     async def challenge_browser(self, caller: Caller, token: object, own_origin: str) -> None:
@@ -225,7 +228,11 @@ class RestGate:
         if headers.content_type is not None and not is_json_media_type(headers.content_type):
             raise UnsupportedMediaType("Send the request body as JSON with 'Content-Type: application/json'.")
         body = await read_body(
-            receive, declared_length=headers.content_length, limit=tool.max_body_bytes, seconds=access.body_timeout
+            receive,
+            declared_length=headers.content_length,
+            limit=tool.max_body_bytes,
+            seconds=access.body_timeout,
+            deadlines=access.body_deadlines,
         )
         arguments = parse_object(body)
         token = arguments.pop(CHALLENGE_FIELD, None)
@@ -305,7 +312,11 @@ class McpGate:
         named = access.registry.find(headers.mcp_header("mcp-name") or "")
         limit = named.max_body_bytes + MCP_ENVELOPE_BYTES if named is not None else access.mcp_body_limit
         body = await read_body(
-            receive, declared_length=headers.content_length, limit=limit, seconds=access.body_timeout
+            receive,
+            declared_length=headers.content_length,
+            limit=limit,
+            seconds=access.body_timeout,
+            deadlines=access.body_deadlines,
         )
         request = Admitted(
             scope=scope,

@@ -16,6 +16,7 @@ into a full outage of a free public API.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import time
@@ -43,9 +44,9 @@ class Window:
     seconds: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Policy:
-    """Named windows that all apply to one partition."""
+    """Named windows that all apply to one partition. Built once at start-up, compared by identity."""
 
     name: str
     windows: tuple[Window, ...]
@@ -76,10 +77,27 @@ class WindowState:
     reset_after: int  # seconds until this window starts afresh
 
 
+@functools.lru_cache(maxsize=256)
+def _flatten(policies: tuple[Policy, ...]) -> tuple[tuple[Window, ...], str]:
+    """The windows of `policies` and their constant `RateLimit-Policy` value (policies hash by identity)."""
+    windows = tuple(w for policy in policies for w in policy.windows)
+    return windows, ", ".join(f'"{w.name}";q={w.limit};w={w.seconds}' for w in windows)
+
+
 @dataclass(frozen=True, slots=True)
 class Decision:
+    """The outcome of one check: allowed or not, and the (count, seconds left) of each window."""
+
     allowed: bool
-    states: tuple[WindowState, ...]
+    windows: tuple[Window, ...]
+    counts: list[tuple[int, int]]
+    policy_header: str
+
+    @property
+    def states(self) -> tuple[WindowState, ...]:
+        return tuple(
+            WindowState(w, w.limit - count, reset) for w, (count, reset) in zip(self.windows, self.counts, strict=True)
+        )
 
     @property
     def retry_after(self) -> int:
@@ -88,16 +106,24 @@ class Decision:
 
     def header_fields(self) -> dict[str, str]:
         """`RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-11); `Retry-After` if refused."""
-        policy = ", ".join(f'"{s.window.name}";q={s.window.limit};w={s.window.seconds}' for s in self.states)
-        state = ", ".join(f'"{s.window.name}";r={max(s.remaining, 0)};t={s.reset_after}' for s in self.states)
-        fields = {"RateLimit-Policy": policy, "RateLimit": state}
+        state = ", ".join(
+            f'"{w.name}";r={max(w.limit - count, 0)};t={reset}'
+            for w, (count, reset) in zip(self.windows, self.counts, strict=True)
+        )
+        fields = {"RateLimit-Policy": self.policy_header, "RateLimit": state}
         if not self.allowed:
             fields["Retry-After"] = str(self.retry_after)
         return fields
 
     def headers(self) -> list[tuple[bytes, bytes]]:
-        """`header_fields` as raw ASGI headers."""
-        return [(name.lower().encode(), value.encode()) for name, value in self.header_fields().items()]
+        """`header_fields` as raw ASGI headers (built directly: this runs on every tool call)."""
+        if not self.allowed:
+            return [(name.lower().encode(), value.encode()) for name, value in self.header_fields().items()]
+        state = ", ".join(
+            f'"{w.name}";r={w.limit - count};t={reset}'
+            for w, (count, reset) in zip(self.windows, self.counts, strict=True)
+        )
+        return [(b"ratelimit-policy", self.policy_header.encode()), (b"ratelimit", state.encode())]
 
     def error(self) -> RateLimited:
         exhausted = [s for s in self.states if s.remaining <= 0]
@@ -223,25 +249,18 @@ class RateLimiter:
         return "redis" if self.shared is not None else "memory"
 
     async def check(self, partition: str, policies: Sequence[Policy], cost: int = 1) -> Decision:
-        windows = [w for policy in policies for w in policy.windows]
+        windows, policy_header = _flatten(tuple(policies))
         slots = [(f"{w.name}:{partition}", w.limit, w.seconds) for w in windows]
         allowed, counts = await self._take(slots, cost)
-        states = tuple(
-            WindowState(window, window.limit - count, reset_after)
-            for window, (count, reset_after) in zip(windows, counts, strict=True)
-        )
-        return Decision(allowed, states)
+        return Decision(allowed, windows, counts, policy_header)
 
     async def peek(self, partition: str, policies: Sequence[Policy]) -> Decision:
         """Whether `partition` still has room in every window, without counting anything."""
-        windows = [w for policy in policies for w in policy.windows]
+        windows, policy_header = _flatten(tuple(policies))
         slots = [(f"{w.name}:{partition}", w.limit, w.seconds) for w in windows]
         _, counts = await self._take(slots, 0)
-        states = tuple(
-            WindowState(window, window.limit - count, reset_after)
-            for window, (count, reset_after) in zip(windows, counts, strict=True)
-        )
-        return Decision(all(state.remaining > 0 for state in states), states)
+        room = all(count < w.limit for w, (count, _) in zip(windows, counts, strict=True))
+        return Decision(room, windows, counts, policy_header)
 
     async def _take(self, slots: Sequence[Slot], cost: int) -> tuple[bool, list[tuple[int, int]]]:
         if self.shared is not None and self.clock() >= self._retry_redis_at:

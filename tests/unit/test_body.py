@@ -1,0 +1,51 @@
+"""Body reads: bounded in size before reading, bounded in time by one process-wide sweep."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from starlette.types import Message
+
+from garage_tools.access.body import BodyDeadlines, read_body
+from garage_tools.errors import PayloadTooLarge, RequestTimeout
+
+
+async def stalled() -> Message:
+    await asyncio.sleep(3600)
+    raise AssertionError("unreachable")
+
+
+async def one_chunk() -> Message:
+    return {"type": "http.request", "body": b"{}", "more_body": False}
+
+
+async def test_a_body_that_does_not_arrive_in_time_is_a_408() -> None:
+    deadlines = BodyDeadlines(resolution=0.05)
+    with pytest.raises(RequestTimeout, match=r"0\.1 seconds"):
+        await read_body(stalled, declared_length=None, limit=100, seconds=0.1, deadlines=deadlines)
+    assert await read_body(one_chunk, declared_length="2", limit=100, seconds=0.1, deadlines=deadlines) == b"{}"
+
+
+async def test_a_cancellation_from_elsewhere_is_not_mistaken_for_a_timeout() -> None:
+    deadlines = BodyDeadlines(resolution=0.05)
+    task = asyncio.create_task(read_body(stalled, declared_length=None, limit=100, seconds=60, deadlines=deadlines))
+    await asyncio.sleep(0.1)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_the_sweep_stops_when_nothing_is_being_read() -> None:
+    deadlines = BodyDeadlines(resolution=0.05)
+    await read_body(one_chunk, declared_length=None, limit=100, seconds=1, deadlines=deadlines)
+    await asyncio.sleep(0.12)
+    assert deadlines._sweep_handle is None
+
+
+async def test_a_declared_length_over_the_limit_is_refused_before_reading() -> None:
+    async def must_not_read() -> Message:
+        raise AssertionError("the body was read")
+
+    with pytest.raises(PayloadTooLarge):
+        await read_body(must_not_read, declared_length="101", limit=100, seconds=1, deadlines=BodyDeadlines())
