@@ -29,10 +29,11 @@ class Caller:
     key_id: str | None = None
     origin: str | None = None
     credential_error: ServiceError | None = None
+    partition: str = ""  # the rate-limit bucket: tier and address (an IPv6 /64), set by the gate
 
     @classmethod
     def anonymous(cls, surface: str, ip: str | None = None) -> Caller:
-        return cls(tier=Tier.PUBLIC, surface=surface, ip=ip)
+        return cls(tier=Tier.PUBLIC, surface=surface, ip=ip, partition=f"public:{ip}")
 
     @property
     def has_bearer(self) -> bool:

@@ -52,6 +52,7 @@ from garage_tools.errors import (
 )
 from garage_tools.registry import Registry, Tool
 
+_TIER_NAMES = {tier: tier.value for tier in Tier}  # enum attribute access is slow on the hot path
 #: Room for the JSON-RPC envelope around a tool's arguments on MCP.
 MCP_ENVELOPE_BYTES = 4096
 JSON = "application/json"
@@ -144,7 +145,8 @@ class Access:
 
     async def identify(self, scope: Scope, headers: RequestHeaders, surface: str) -> Caller:
         ip = self.addresses.resolve(scope, headers)
-        credentials = await self._credentials(headers, rate_limit_partition(ip))
+        partition = rate_limit_partition(ip)
+        credentials = await self._credentials(headers, partition)
         return Caller(
             tier=credentials.tier,
             surface=surface,
@@ -152,6 +154,7 @@ class Access:
             key_id=credentials.key_id,
             origin=headers.origin,
             credential_error=credentials.error,
+            partition=f"{_TIER_NAMES[credentials.tier]}:{partition}",
         )
 
     async def _credentials(self, headers: RequestHeaders, partition: str) -> Credentials:
@@ -180,13 +183,15 @@ class Access:
         return credentials
 
     async def rate_limit(self, caller: Caller, policies: Sequence[Policy]) -> Decision:
-        return await self.limiter.check(f"{caller.tier.value}:{rate_limit_partition(caller.ip)}", policies)
+        return await self.limiter.check(caller.partition, policies)
+
+    def needs_challenge(self, caller: Caller) -> bool:
+        """A browser caller without a key, while the challenge is on (its origin is checked next)."""
+        return self.challenge.enabled and caller.origin is not None and not caller.has_bearer
 
     async def challenge_browser(self, caller: Caller, token: object, own_origin: str) -> None:
-        """Verify the browser challenge when the caller is a browser on a site we do not know."""
-        if not self.challenge.enabled or caller.origin is None or caller.has_bearer:
-            return
-        if self.origins.is_same_site(caller.origin, own_origin):
+        """Verify the browser challenge unless the page is the service itself or a site the operator admitted."""
+        if caller.origin is None or self.origins.is_same_site(caller.origin, own_origin):
             return
         await self.challenge.verify(token if isinstance(token, str) else None, remote_ip=caller.ip)
 
@@ -241,11 +246,12 @@ class RestGate:
         if not decision.allowed:
             raise decision.error()
         base = access.base_url(scope, headers.host)
-        try:
-            await access.challenge_browser(caller, token, _origin_of(base))
-        except ServiceError as error:
-            error.headers.update(decision.header_fields())  # the call was counted: say how much is left
-            raise
+        if access.needs_challenge(caller):
+            try:
+                await access.challenge_browser(caller, token, _origin_of(base))
+            except ServiceError as error:
+                error.headers.update(decision.header_fields())  # the call was counted: say how much is left
+                raise
         return Admitted(
             scope=scope,
             receive=receive,
@@ -374,6 +380,8 @@ def _is_request(message: Any) -> bool:
 
 def is_json_media_type(content_type: str) -> bool:
     """`application/json` or any `application/*+json`, with any parameters."""
+    if content_type == JSON:
+        return True
     media = content_type.split(";", 1)[0].strip().lower()
     return media == JSON or (media.startswith("application/") and media.endswith("+json"))
 
