@@ -6,6 +6,7 @@ managers can be started only once per instance. uvicorn calls it with `--factory
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -34,12 +35,21 @@ from garage_tools.surfaces.rest import RestSurface
 from garage_tools.surfaces.urls import BaseUrl
 from garage_tools.tools import build_registry
 from garage_tools.web.docs import docs_routes
+from garage_tools.web.inspection import inspection_routes
 from garage_tools.web.pages import STATIC, render, wants_html
 from garage_tools.web.portal import portal_routes
 
 log = logging.getLogger(__name__)
 
-CORS_HEADERS = ["Authorization", "Content-Type", "Accept", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name"]
+CORS_HEADERS = [
+    "Authorization",
+    "Content-Type",
+    "Accept",
+    "Idempotency-Key",
+    "Mcp-Protocol-Version",
+    "Mcp-Method",
+    "Mcp-Name",
+]
 #: The gated endpoints answer every method themselves (405 with `Allow: POST`, in the envelope).
 ANY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
@@ -110,6 +120,10 @@ def create_app(
                 for manager in mcp.session_managers():
                     await stack.enter_async_context(manager.run())
                 await stack.enter_async_context(mail_worker_running(services.settings, services.database))
+                # Load the partner directory now (about 2 s), not in the first homeowner's routing call.
+                warm_up = asyncio.get_running_loop().create_task(services.tool_data.partners.directory.current())
+                warm_up.add_done_callback(lambda task: task.cancelled() or task.exception())  # the first call retries
+                stack.callback(warm_up.cancel)
                 yield
         finally:
             await services.close()
@@ -133,6 +147,7 @@ def create_app(
         Route("/readyz", discovery.ready, methods=["GET"]),
         *docs_routes(access),
         *portal_routes(services, access),
+        *inspection_routes(services, access),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(

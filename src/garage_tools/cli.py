@@ -19,10 +19,12 @@ import orjson
 from garage_tools import __version__
 from garage_tools.access.caller import Caller, Tier
 from garage_tools.errors import ServiceError
+from garage_tools.knowledge.directory import DIRECTORY_FILES
 from garage_tools.knowledge.loader import DATA_DIR, DATA_FILES, KnowledgeError
 from garage_tools.mail.outbox import Outbox
 from garage_tools.mail.transports import transport_from_settings
 from garage_tools.mail.worker import MailWorker
+from garage_tools.partners.commands import partners, promotions
 from garage_tools.registry import dump, invoke
 from garage_tools.services import Services, build_services
 from garage_tools.settings import Settings
@@ -294,6 +296,10 @@ def _age(delta: timedelta) -> str:
     return f"{seconds // 3600}h {seconds % 3600 // 60}m"
 
 
+main.add_command(partners)
+main.add_command(promotions)
+
+
 @main.group()
 def knowledge() -> None:
     """Domain data files."""
@@ -319,7 +325,7 @@ def knowledge_check() -> None:
 def knowledge_schemas(out: Path) -> None:
     """Write the JSON Schema of each data file (for editor validation)."""
     out.mkdir(parents=True, exist_ok=True)
-    for name, model in DATA_FILES.items():
+    for name, model in {**DATA_FILES, **DIRECTORY_FILES}.items():
         target = out / name.replace(".json", ".schema.json")
         target.write_text(json.dumps(schema_for(model), indent=2) + "\n", encoding="utf-8")
         click.echo(f"wrote {target}")

@@ -29,7 +29,11 @@ class ErrorBody(BaseModel):
     message: str = Field(description="Human-readable explanation, safe to show to an end user.")
     status: int = Field(description="The HTTP status this error maps to.")
     details: list[FieldProblem] | None = Field(
-        default=None, description="Per-field problems, present on `invalid_arguments` errors."
+        default=None,
+        description=(
+            "Per-field problems, present on `invalid_arguments` errors; on `ambiguous_location`, one entry per "
+            "candidate place."
+        ),
     )
 
 
@@ -187,6 +191,18 @@ class ServiceUnavailable(ServiceError):
         super().__init__(message, headers={"Retry-After": str(retry_after), **(headers or {})})
 
 
+class UnknownLocation(ServiceError):
+    """A ZIP code or place name that is not in the US ZIP data set."""
+
+    code = "unknown_location"
+
+
+class AmbiguousLocation(ServiceError):
+    """A city name found in several states, sent without a state; the message lists the candidates."""
+
+    code = "ambiguous_location"
+
+
 #: Every error class, for documentation and the OpenAPI description.
 ALL_ERRORS: tuple[type[ServiceError], ...] = (
     InvalidJson,
@@ -210,4 +226,6 @@ ALL_ERRORS: tuple[type[ServiceError], ...] = (
     RateLimited,
     InternalError,
     ServiceUnavailable,
+    UnknownLocation,
+    AmbiguousLocation,
 )

@@ -28,6 +28,7 @@ from garage_tools.errors import (
 )
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.mail.outbox import Outbox
+from garage_tools.partners.service import Partners
 from garage_tools.store.database import Database
 
 log = logging.getLogger(__name__)
@@ -72,6 +73,7 @@ class ToolData:
 
     database: Database
     outbox: Outbox
+    partners: Partners  # the partner directory snapshot and lead recording (routeByZip, getActivePromotions)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ processes can run side by side against one database (and one Redis for rate limi
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ from garage_tools.access.keys import KeyCache, KeyService
 from garage_tools.access.ratelimit import RateLimiter, RedisCounters
 from garage_tools.knowledge.loader import Knowledge, load_knowledge
 from garage_tools.mail.outbox import Outbox
+from garage_tools.partners.service import Partners
 from garage_tools.registry import ToolContext, ToolData
 from garage_tools.settings import Settings
 from garage_tools.store.api_keys import ApiKeyRepository
@@ -33,13 +35,22 @@ class Services:
     challenge: ChallengeVerifier
     outbox: Outbox
 
+    @functools.cached_property
+    def tool_data(self) -> ToolData:
+        """The stores handlers use, built once: a new field of `ToolData` is filled in here."""
+        return ToolData(
+            database=self.database,
+            outbox=self.outbox,
+            partners=Partners.over(self.database, refresh_seconds=self.settings.partner_refresh_seconds),
+        )
+
     def tool_context(self, caller: Caller, base_url: str, idempotency_key: str | None = None) -> ToolContext:
         """The context a handler runs with: built here, the one place, for every surface and the CLI."""
         return ToolContext(
             knowledge=self.knowledge,
             caller=caller,
             base_url=base_url,
-            data=ToolData(database=self.database, outbox=self.outbox),
+            data=self.tool_data,
             idempotency_key=idempotency_key,
         )
 
@@ -50,6 +61,7 @@ class Services:
         log.info("rate limits: counted in %s", "Redis" if self.limiter.backend == "redis" else "process memory")
 
     async def close(self) -> None:
+        await self.tool_data.partners.close()  # leads still waiting are written before the store closes
         await self.keys.drain()
         await self.challenge.aclose()
         await self.limiter.close()

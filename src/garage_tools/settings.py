@@ -168,6 +168,15 @@ class Settings(BaseSettings):
             "e.g. `127.0.0.1,10.0.0.0/8`; `*` trusts every peer). Default: none; the socket peer is the client."
         ),
     )
+    partner_refresh_seconds: float = Field(
+        default=5.0,
+        ge=0,
+        le=3600,
+        description=(
+            "How often each process checks whether the partner directory changed (one small query); an import "
+            "reaches every running process within this many seconds."
+        ),
+    )
     log_level: str = Field(default="info", description="uvicorn and application log level.")
 
     smtp_host: str | None = Field(
@@ -191,6 +200,12 @@ class Settings(BaseSettings):
     )
     mail_poll_seconds: float = Field(
         default=5.0, gt=0, le=3600, description="How often the mail worker looks for messages that are due."
+    )
+    mail_retry_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="Wait before retrying a failed send; it doubles with each failure (with jitter), up to an hour.",
     )
     mail_worker_in_process: bool = Field(
         default=True,

@@ -15,8 +15,10 @@ import pytest
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
+from garage_tools.tools import build_registry
 from tests.conftest import KEY_CACHE_SECONDS, LiveServer
 
+REGISTRY = build_registry()
 MODES = ["legacy", "2026-07-28"]  # the 2025-11-25 handshake, and the stateless 2026-07-28 revision
 
 
@@ -53,8 +55,14 @@ async def test_every_registry_tool_is_listed_with_schemas(
         assert tool.description and len(tool.description) > 80
         assert tool.input_schema["type"] == "object"
         assert tool.output_schema and tool.output_schema["type"] == "object"
-        assert tool.annotations is not None and tool.annotations.read_only_hint is True
+        assert tool.annotations is not None
+        declared = REGISTRY.get(tool.name).annotations
+        assert (tool.annotations.read_only_hint, tool.annotations.idempotent_hint) == (
+            declared.read_only,
+            declared.idempotent,
+        )
     assert "description" in listed["diagnose"].input_schema["required"]
+    assert listed["diagnose"].annotations and listed["diagnose"].annotations.read_only_hint is True
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -15,11 +15,12 @@ from sqlalchemy import select
 
 from garage_tools.access.ratelimit import RateLimiter
 from garage_tools.access.sessions import DeveloperSignIn, csrf_token_for, normalise_email, tokens_match
+from garage_tools.log_redaction import RedactSecretPaths
 from garage_tools.mail import Mail, Outbox
 from garage_tools.store.database import Database
 from garage_tools.store.models import LoginToken, OutboxMessage
 from garage_tools.store.portal import PortalRepository
-from garage_tools.web.portal import CONFIRM_PATH, HideSignInLinks, clean_key_name, describe_policy
+from garage_tools.web.portal import CONFIRM_PATH, clean_key_name, describe_policy
 from tests.fakes.clock import FakeClock
 
 LINK = "https://doors.example.com/developers/confirm/"
@@ -197,6 +198,8 @@ def test_access_log_lines_do_not_carry_sign_in_tokens() -> None:
         "uvicorn.access", logging.INFO, __file__, 1, '%s - "%s %s HTTP/%s" %d',
         ("127.0.0.1:5000", "POST", f"{CONFIRM_PATH}SECRET-TOKEN", "1.1", 303), None,
     )  # fmt: skip
-    HideSignInLinks().filter(record)
+    redactor = RedactSecretPaths()
+    redactor.prefixes.add(CONFIRM_PATH)
+    redactor.filter(record)
     assert "SECRET-TOKEN" not in record.getMessage()
     assert f"{CONFIRM_PATH}…" in record.getMessage()

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from garage_tools.knowledge.checklist import InspectionChecklist
 from garage_tools.knowledge.matcher import SymptomMatcher
 from garage_tools.knowledge.schemas import CostCatalog, CostRegion, DiagnosticTree, DoorStyleCatalog
 
@@ -21,6 +22,7 @@ DATA_FILES: dict[str, type[BaseModel]] = {
     "diagnostic_tree.json": DiagnosticTree,
     "costs.json": CostCatalog,
     "door_styles.json": DoorStyleCatalog,
+    "inspection_items.json": InspectionChecklist,
 }
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -52,6 +54,7 @@ class Knowledge:
     tree: DiagnosticTree
     costs: CostCatalog
     door_styles: DoorStyleCatalog
+    checklist: InspectionChecklist
 
     @cached_property
     def matcher(self) -> SymptomMatcher:
@@ -83,12 +86,19 @@ def packaged_issue_keys() -> tuple[str, ...]:
     return tuple(packaged_tree().issues)
 
 
+@lru_cache(maxsize=1)
+def packaged_checklist() -> InspectionChecklist:
+    """The packaged inspection checklist, read on first use (the input schema lists its item ids)."""
+    return _read(DATA_DIR, "inspection_items.json", InspectionChecklist)
+
+
 def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:
     """Read every data file, validate it against its schema and check the files agree."""
     knowledge = Knowledge(
         tree=_read(directory, "diagnostic_tree.json", DiagnosticTree),
         costs=_read(directory, "costs.json", CostCatalog),
         door_styles=_read(directory, "door_styles.json", DoorStyleCatalog),
+        checklist=_read(directory, "inspection_items.json", InspectionChecklist),
     )
     missing = sorted(set(knowledge.tree.issues) - set(knowledge.costs.issues))
     extra = sorted(set(knowledge.costs.issues) - set(knowledge.tree.issues))
@@ -102,4 +112,7 @@ def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:
     except ValueError as exc:
         raise KnowledgeError(f"diagnostic_tree.json: {exc}") from exc
     _ = knowledge.region_by_zip_prefix
+    unknown = sorted({i.issue_key for i in knowledge.checklist.items if i.issue_key} - set(knowledge.tree.issues))
+    if unknown:
+        raise KnowledgeError(f"inspection_items.json names issue keys diagnostic_tree.json lacks: {unknown}")
     return knowledge

@@ -35,12 +35,13 @@ BACKOFF_CAP = timedelta(hours=1)
 _URL_CREDENTIALS = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/\s:@]*):[^/\s@]*@", re.IGNORECASE)
 
 
-def retry_delay(attempts: int, rng: Callable[[], float] = random.random) -> timedelta:
+def retry_delay(attempts: int, rng: Callable[[], float] = random.random, first: timedelta = BACKOFF_BASE) -> timedelta:
     """Exponential backoff after the `attempts`-th failure, with jitter so retries spread out.
 
-    30 s, 1 min, 2 min, … up to an hour, each scaled by a random factor in [0.5, 1).
+    `first` (30 s by default), then twice that, four times… up to an hour, each scaled by a random
+    factor in [0.5, 1).
     """
-    base = min(BACKOFF_CAP, BACKOFF_BASE * 2 ** max(0, attempts - 1))
+    base = min(BACKOFF_CAP, first * 2 ** max(0, attempts - 1))
     delay: timedelta = base * (0.5 + rng() / 2)
     return delay
 
@@ -82,6 +83,7 @@ class MailWorker:
         lease: timedelta | None = None,
         rng: Callable[[], float] = random.random,
         secrets: Iterable[str] = (),
+        first_retry: timedelta = BACKOFF_BASE,
     ) -> None:
         self.outbox = outbox
         self.transport = transport
@@ -93,6 +95,7 @@ class MailWorker:
         # Long enough to work through a whole batch even if every send takes its full deadline.
         self.lease = lease or timedelta(seconds=batch_size * transport.deadline + 30)
         self._rng = rng
+        self.first_retry = first_retry
         self._secrets = tuple(secret for secret in secrets if secret)
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -107,6 +110,7 @@ class MailWorker:
             max_attempts=settings.mail_max_attempts,
             poll_seconds=settings.mail_poll_seconds,
             secrets=[password],
+            first_retry=timedelta(seconds=settings.mail_retry_seconds),
         )
 
     async def run_once(self, stop: asyncio.Event | None = None) -> BatchResult:
@@ -190,7 +194,7 @@ class MailWorker:
             await self.transport.send(message, sender=self._envelope_sender, recipient=mail.to)
         except PermanentFailure as error:
             await self.outbox.mark_failed(mail, describe_error(error, self._secrets), None)
-            log.warning("mail %s to %s is dead: %s", mail.message_id, mail.to, error)
+            log.warning("mail %s is dead: %s", mail.message_id, error)  # no address: logs keep no personal data
             return "dead"
         except Exception as error:
             reason = describe_error(error, self._secrets)
@@ -198,7 +202,7 @@ class MailWorker:
                 await self.outbox.mark_failed(mail, reason, None)
                 log.warning("mail %s is dead after %d attempts: %s", mail.message_id, mail.attempts, reason)
                 return "dead"
-            retry_at = self.outbox.clock() + retry_delay(mail.attempts, self._rng)
+            retry_at = self.outbox.clock() + retry_delay(mail.attempts, self._rng, self.first_retry)
             await self.outbox.mark_failed(mail, reason, retry_at)
             log.info("mail %s attempt %d failed, retrying at %s: %s", mail.message_id, mail.attempts, retry_at, reason)
             return "retrying"

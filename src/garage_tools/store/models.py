@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
+from typing import Any
 
-from sqlalchemy import DateTime, Index, Integer, MetaData, String, Text
+from sqlalchemy import JSON, Boolean, Date, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 # Stable constraint names, so migrations behave the same on SQLite and PostgreSQL.
@@ -101,3 +102,110 @@ class PortalSession(Base):
     email: Mapped[str] = mapped_column(String(320), index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class InspectionRecord(Base):
+    """A submitted 24-point inspection and its scored report.
+
+    `id` is the unguessable token in the report's URL. `report` is the scored report as computed at
+    submission (later checklist edits don't change it); `submission` is the request as validated.
+    `idempotency_hash` (a SHA-256 of the caller's scope and Idempotency-Key) makes a retried
+    submission find this row instead of adding another; `request_hash` tells a retry from a reuse.
+    """
+
+    __tablename__ = "inspection_reports"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    idempotency_hash: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
+    request_hash: Mapped[str] = mapped_column(String(64))
+    email: Mapped[str] = mapped_column(String(320))
+    zip: Mapped[str] = mapped_column(String(5), index=True)
+    name: Mapped[str | None] = mapped_column(String(100), default=None)
+    consent_marketing: Mapped[bool] = mapped_column(Boolean)
+    consent_contact_share: Mapped[bool] = mapped_column(Boolean)
+    score: Mapped[int] = mapped_column(Integer)
+    grade: Mapped[str] = mapped_column(String(2))
+    email_requested: Mapped[bool] = mapped_column(Boolean)
+    mail_message_id: Mapped[str | None] = mapped_column(String(255), default=None)
+    submission: Mapped[dict[str, Any]] = mapped_column(JSON)
+    report: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class Partner(Base):
+    """A partner of the directory (see knowledge/directory.py for the meaning of each field).
+
+    Service areas and services are small lists, stored as JSON: routing never queries them in SQL,
+    it reads the whole directory into an in-memory index (garage_tools.partners).
+    """
+
+    __tablename__ = "partners"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    display_name: Mapped[str] = mapped_column(String(120))
+    phone: Mapped[str] = mapped_column(String(32))
+    scheduler_url: Mapped[str | None] = mapped_column(String(500), default=None)
+    url: Mapped[str] = mapped_column(String(500))
+    region: Mapped[str] = mapped_column(String(80))
+    region_key: Mapped[str] = mapped_column(String(64), index=True)
+    zip_prefixes: Mapped[list[str]] = mapped_column(JSON)
+    zips: Mapped[list[str]] = mapped_column(JSON)
+    center_zip: Mapped[str | None] = mapped_column(String(5), default=None)
+    center_lat: Mapped[float | None] = mapped_column(Float, default=None)
+    center_lon: Mapped[float | None] = mapped_column(Float, default=None)
+    radius_miles: Mapped[float | None] = mapped_column(Float, default=None)
+    services: Mapped[list[str]] = mapped_column(JSON)
+    emergency: Mapped[bool] = mapped_column(Boolean)
+    promotions_opt_in: Mapped[bool] = mapped_column(Boolean)
+    active: Mapped[bool] = mapped_column(Boolean)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class PartnerPromotion(Base):
+    """An offer of one partner; removed with its partner."""
+
+    __tablename__ = "partner_promotions"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    partner_id: Mapped[str] = mapped_column(String(64), ForeignKey("partners.id", ondelete="CASCADE"), index=True)
+    title: Mapped[str] = mapped_column(String(120))
+    description: Mapped[str] = mapped_column(Text)
+    discount_type: Mapped[str] = mapped_column(String(16))
+    discount_value: Mapped[float] = mapped_column(Float)
+    service_types: Mapped[list[str]] = mapped_column(JSON)
+    issue_keys: Mapped[list[str]] = mapped_column(JSON)
+    region_keys: Mapped[list[str]] = mapped_column(JSON)
+    valid_from: Mapped[date] = mapped_column(Date)
+    valid_until: Mapped[date] = mapped_column(Date)
+    terms: Mapped[str | None] = mapped_column(Text, default=None)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class PartnerDirectoryState(Base):
+    """One row: the directory's version, bumped by every import, so each process can tell when to re-read it.
+
+    Version 0 means "never filled": the first process to see it seeds the packaged sample directory.
+    """
+
+    __tablename__ = "partner_directory_state"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
+    source: Mapped[str] = mapped_column(String(16))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class LeadEvent(Base):
+    """A routed request: which partner it went to and what for. No personal data (no IP, key or contact)."""
+
+    __tablename__ = "lead_events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    partner_id: Mapped[str | None] = mapped_column(String(64), index=True, default=None)
+    covered: Mapped[bool] = mapped_column(Boolean)
+    zip: Mapped[str | None] = mapped_column(String(5), default=None)
+    issue: Mapped[str | None] = mapped_column(String(64), default=None)
+    door_size: Mapped[str | None] = mapped_column(String(20), default=None)
+    lead_heat: Mapped[str | None] = mapped_column(String(8), default=None)
+    surface: Mapped[str] = mapped_column(String(16))

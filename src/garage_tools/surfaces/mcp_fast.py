@@ -88,9 +88,7 @@ class FastToolCall:
         try:
             if request.denial is not None:
                 raise request.denial
-            context = self.services.tool_context(
-                request.caller, request.base_url, request.headers.idempotency_key
-            )
+            context = self.services.tool_context(request.caller, request.base_url, request.headers.idempotency_key)
             result = tool_result(await invoke(self.registry, request.tool.name, arguments, context))
         except ServiceError as error:
             result = error_result(error)

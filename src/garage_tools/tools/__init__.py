@@ -7,9 +7,9 @@ the `/api/v1` index and llms.txt pick it up from the registry with no other edit
 from __future__ import annotations
 
 from garage_tools.registry import Registry
-from garage_tools.tools import catalog, cost, diagnose
+from garage_tools.tools import catalog, cost, diagnose, inspection, promotions, routing
 
-TOOLS = (diagnose.TOOL, cost.TOOL, catalog.TOOL)
+TOOLS = (diagnose.TOOL, routing.TOOL, cost.TOOL, catalog.TOOL, promotions.TOOL, inspection.TOOL)
 
 
 def build_registry() -> Registry:

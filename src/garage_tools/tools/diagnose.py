@@ -51,7 +51,13 @@ class DiagnoseOutput(OutputModel):
         default=None, description="The recognised symptom; absent when none matched."
     )
     likely_issues: list[LikelyIssue] = Field(description="Most likely causes first; empty when nothing matched.")
-    safety_flag: bool = Field(description="True when any likely issue is unsafe for a homeowner to repair.")
+    safety_flag: bool = Field(
+        description=(
+            "True when the most likely cause is unsafe for a homeowner to touch (e.g. a broken spring or "
+            "cable): tell the user to stop using the door and call a professional. Less likely unsafe causes "
+            "show as `likelyIssues[].diyRisk` without raising the flag."
+        )
+    )
     diy_safe: bool = Field(description="True only when every likely issue is safe to fix yourself.")
     hint: str | None = Field(default=None, description="Present when nothing matched: what to try instead.")
     suggestions: list[str] | None = Field(
@@ -104,9 +110,19 @@ class Diagnoser:
                 key=symptom.key, label=symptom.label, urgency=symptom.urgency, matched_phrase=phrase
             ),
             likely_issues=issues,
-            safety_flag=any(i.diy_risk is DiyRisk.UNSAFE for i in issues),
+            safety_flag=likely_hazard(issues),
             diy_safe=all(i.diy_risk is DiyRisk.SAFE for i in issues),
         )
+
+
+def likely_hazard(issues: list[LikelyIssue]) -> bool:
+    """The `safetyFlag` rule: the most likely cause (the first) is unsafe to touch.
+
+    Not "any listed cause": nearly every symptom lists a rare unsafe cause (damaged track behind a
+    grinding noise), and a flag raised for 7 of 9 symptoms taught widgets to shout "urgent" and send
+    every lead as hot. The flag marks a likely hazard; `diyRisk` still marks every unsafe cause.
+    """
+    return bool(issues) and issues[0].diy_risk is DiyRisk.UNSAFE
 
 
 def diagnose_text(knowledge: Knowledge, description: str) -> DiagnoseOutput:
@@ -126,8 +142,9 @@ TOOL = Tool(
         "Give the homeowner's description of what the garage door does or sounds like (\"won't close\", "
         '"loud bang", "opens partially", "remote not working"). Returns the recognised symptom with its '
         "urgency, the likely issues (most likely first) each with a typical cost range, a DIY risk rating and "
-        "a safety note, and `safetyFlag` when any cause is unsafe to fix yourself: then tell the user to stop "
-        "using the door and call a professional. When nothing matches, the answer is still a success with a "
+        "a safety note, and `safetyFlag` when the most likely cause is unsafe to touch (a broken spring or cable): "
+        "then tell the user to stop using the door and call a professional. When nothing matches, the answer "
+        "is still a success with a "
         "`hint` and `suggestions` to rephrase. Pass `symptom.key` to routeByZip and an issue `key` to "
         "costEstimate. `useLlmFallback` is accepted, but the language-model fallback is not enabled yet."
     ),

@@ -15,7 +15,7 @@ import re
 import unicodedata
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -37,6 +37,7 @@ from garage_tools.access.sessions import (
     tokens_match,
 )
 from garage_tools.errors import ServiceError
+from garage_tools.log_redaction import redact_paths_in_access_log
 from garage_tools.mail import Mail
 from garage_tools.registry import AuthPolicy, Registry
 from garage_tools.services import Services
@@ -387,25 +388,9 @@ class Portal:
         response.delete_cookie(name, path=COOKIE_PATH, secure=self._secure(request), httponly=True, samesite="lax")
 
 
-class HideSignInLinks(logging.Filter):
-    """Keep sign-in tokens out of uvicorn's access log: the path is logged as `/developers/confirm/…`."""
-
-    def filter(self, record: logging.LogRecord) -> Literal[True]:
-        args = record.args
-        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str) and args[2].startswith(CONFIRM_PATH):
-            record.args = (*args[:2], CONFIRM_PATH + "…", *args[3:])
-        return True
-
-
-def _hide_tokens_in_access_log() -> None:
-    access_log = logging.getLogger("uvicorn.access")
-    if not any(isinstance(f, HideSignInLinks) for f in access_log.filters):
-        access_log.addFilter(HideSignInLinks())
-
-
 def portal_routes(services: Services, access: Access) -> list[BaseRoute]:
     """The routes of the developer portal, for `create_app`'s route list."""
-    _hide_tokens_in_access_log()
+    redact_paths_in_access_log(CONFIRM_PATH)
     portal = Portal(services, access)
     return [
         Route("/developers", portal.landing, methods=["GET"]),

@@ -1,0 +1,1 @@
+"""The partner directory at run time: an in-memory index over the store, and lead recording."""

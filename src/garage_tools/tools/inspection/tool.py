@@ -1,0 +1,165 @@
+"""`submitInspection`: score a completed 24-point inspection, store the report, queue its e-mail.
+
+Idempotency: with an `Idempotency-Key` header, a retried submission returns the report the first
+attempt stored instead of adding another (and queues no second e-mail). The key is scoped to the
+caller (their API key, or the public tier) and stored as a hash; the body's hash is stored beside
+it, so reusing a key for a different inspection is refused rather than answered with someone
+else's report. Two concurrent retries race on a unique index, and the loser answers with the
+winner's report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from datetime import UTC, datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from garage_tools.errors import InvalidHeader, ToolFailed
+from garage_tools.knowledge.checklist import ItemStatus
+from garage_tools.registry import Annotations, Tool, ToolContext, ToolData
+from garage_tools.store.inspections import (
+    DuplicateIdempotencyKey,
+    InspectionRepository,
+    NewInspection,
+    StoredInspection,
+)
+from garage_tools.tools.inspection.mail import report_mail
+from garage_tools.tools.inspection.models import (
+    InspectionReport,
+    ReportDoor,
+    SubmitInspectionInput,
+    SubmitInspectionOutput,
+)
+from garage_tools.tools.inspection.next_step import plan_next_step
+from garage_tools.tools.inspection.report import first_name, new_report_id, report_url, submitter_report
+from garage_tools.tools.inspection.scoring import score_inspection
+
+log = logging.getLogger(__name__)
+
+MAX_IDEMPOTENCY_KEY = 255
+#: 24 notes of 500 characters, each up to 6 bytes once JSON-escaped, plus 2,000 characters of notes.
+MAX_BODY_BYTES = 128 * 1024
+
+
+def idempotency_hash(ctx: ToolContext) -> str | None:
+    """The stored form of the caller's Idempotency-Key: a hash of the key and whose it is."""
+    key = ctx.idempotency_key
+    if key is None:
+        return None
+    if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY or not all(" " <= c <= "~" for c in key):
+        raise InvalidHeader(
+            f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} printable ASCII characters; a UUID is a good key."
+        )
+    scope = ctx.caller.key_id or "public"
+    return hashlib.sha256(f"submitInspection\n{scope}\n{key}".encode()).hexdigest()
+
+
+def request_hash(args: SubmitInspectionInput) -> str:
+    """A fingerprint of the submission, to tell a retry (same body) from a reused key (another body)."""
+    canonical = json.dumps(args.model_dump(mode="json", by_alias=True), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _replay(stored: StoredInspection, fingerprint: str, ctx: ToolContext) -> SubmitInspectionOutput:
+    if stored.request_hash != fingerprint:
+        raise InvalidHeader(
+            "This Idempotency-Key was already used for a different inspection. Send a new key with a new "
+            "submission, and the same key only when retrying the same one."
+        )
+    return submitter_report(stored, ctx.base_url, replayed=True)
+
+
+def _data(ctx: ToolContext) -> ToolData:
+    if ctx.data is None:
+        raise ToolFailed("submitInspection needs the service's store, which this context lacks.")
+    return ctx.data
+
+
+async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> SubmitInspectionOutput:
+    data = _data(ctx)
+    key = idempotency_hash(ctx)
+    fingerprint = request_hash(args)
+    reports = InspectionRepository(data.database)
+    if key is not None and (earlier := await reports.by_idempotency_hash(key)) is not None:
+        return _replay(earlier, fingerprint, ctx)
+
+    card = score_inspection(ctx.knowledge.checklist, args.items)
+    report_id = new_report_id()
+    created_at = datetime.now(UTC)
+    door = ReportDoor.model_validate(args.door.model_dump()) if args.door else None
+    url = report_url(ctx.base_url, report_id)
+    report = InspectionReport(
+        **dict(card),
+        report_id=report_id,
+        report_url=url,
+        report_json_url=f"{url}.json",
+        created_at=created_at,
+        first_name=first_name(args.recipient.name),
+        door=door,
+        next_step=await plan_next_step(ctx, card, args.recipient.zip, args.consent.contact_share),
+    )
+    rebuilt_when_read = {"report_id", "report_url", "report_json_url", "created_at"}
+    mail = report_mail(args.recipient.email, report, args.notes) if args.email_report else None
+
+    async def queue_mail(session: AsyncSession) -> str | None:
+        return await data.outbox.enqueue(session, mail) if mail is not None else None
+
+    new = NewInspection(
+        id=report_id,
+        created_at=created_at,
+        idempotency_hash=key,
+        request_hash=fingerprint,
+        email=args.recipient.email.lower(),
+        zip=args.recipient.zip,
+        name=args.recipient.name,
+        consent_marketing=args.consent.marketing,
+        consent_contact_share=args.consent.contact_share,
+        score=card.score,
+        grade=card.grade,
+        email_requested=mail is not None,
+        submission=args.model_dump(mode="json", by_alias=True, exclude={"recipient"}),
+        report=report.model_dump(mode="json", by_alias=True, exclude_none=True, exclude=rebuilt_when_read),
+    )
+    try:
+        stored = await reports.add(new, also=queue_mail)
+    except DuplicateIdempotencyKey:
+        assert key is not None
+        earlier = await reports.by_idempotency_hash(key)
+        assert earlier is not None
+        return _replay(earlier, fingerprint, ctx)
+    fixes = sum(flag.status is ItemStatus.FIX for flag in card.flagged_items)
+    log.info(
+        "inspection report %s… stored: grade %s, %d flagged (%d fix), email %s",
+        report_id[:6],  # the whole id is the report's only key
+        card.grade,
+        len(card.flagged_items),
+        fixes,
+        "queued" if mail else "not requested",
+    )
+    return submitter_report(stored, ctx.base_url, replayed=False)
+
+
+TOOL = Tool(
+    name="submitInspection",
+    title="Submit a 24-point garage door inspection",
+    summary="Score a homeowner's 24-point inspection, store a shareable report and optionally e-mail it.",
+    description=(
+        "Send what the homeowner found for each inspection item (`items`: item id → `{status, note}`, status "
+        "`ok`, `watch` or `fix`), who they are (`recipient`: email, five-digit zip, optional name) and their "
+        "consent choices. Items left out count as not inspected and lower `completeness`, not the score. "
+        "Returns a 0-100 score and grade (A-F; a safety-critical item marked `fix` makes it an F), the flagged "
+        "items most urgent first with guidance, reference-photo pointers and issue keys for costEstimate, the "
+        "next step (routeByZip arguments when a pro is needed), and `reportUrl`: a printable page that shows no "
+        "personal data beyond a first name. `emailReport: true` queues the report e-mail; it is delivered once "
+        "the mail server accepts it. Send an `Idempotency-Key` header to make retries safe: the same key and "
+        "body return the same report."
+    ),
+    input_model=SubmitInspectionInput,
+    output_model=SubmitInspectionOutput,
+    handler=submit_inspection,
+    annotations=Annotations(read_only=False, idempotent=True, destructive=False, open_world=True),
+    max_body_bytes=MAX_BODY_BYTES,
+)

@@ -1,0 +1,245 @@
+"""submitInspection end to end: a real server (SQLite, then PostgreSQL) whose SMTP server is down at first.
+
+REST and MCP submissions, the report page and its JSON, idempotent retries, and the report e-mail
+arriving exactly once after the mail server comes up (the in-process worker retries with backoff,
+shortened here through GARAGE_TOOLS_MAIL_RETRY_SECONDS).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import asyncpg
+import httpx
+import pytest
+from sqlalchemy import select
+
+from garage_tools.store.database import Database
+from garage_tools.store.models import OutboxMessage
+from tests.conftest import POSTGRES_ADMIN_URL, LiveServer, free_port, start_server, stop_server
+from tests.fakes.smtp_sink import SmtpSink
+
+
+@dataclass
+class Deployment:
+    server: LiveServer
+    database_url: str
+    smtp_port: int  # nothing listens here until a test starts a sink
+
+
+def _postgres(action: str, name: str) -> None:
+    async def run() -> None:
+        admin = await asyncpg.connect(POSTGRES_ADMIN_URL)
+        try:
+            await admin.execute(action.format(name=name))
+        finally:
+            await admin.close()
+
+    asyncio.run(run())
+
+
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def deployment(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    workdir = tmp_path_factory.mktemp(f"inspection-{request.param}")
+    name = f"garage_tools_test_{uuid.uuid4().hex[:12]}"
+    if request.param == "sqlite":
+        url = f"sqlite+aiosqlite:///{workdir / 'var' / 'garage-tools.db'}"
+    else:
+        _postgres('CREATE DATABASE "{name}"', name)
+        base = POSTGRES_ADMIN_URL.replace("postgresql://", "postgresql+asyncpg://").rsplit("/", 1)[0]
+        url = f"{base}/{name}"
+    port = free_port()
+    server = start_server(
+        workdir,
+        {
+            "GARAGE_TOOLS_DATABASE_URL": url,
+            "GARAGE_TOOLS_SMTP_HOST": "127.0.0.1",
+            "GARAGE_TOOLS_SMTP_PORT": str(port),
+            "GARAGE_TOOLS_SMTP_STARTTLS": "false",
+            "GARAGE_TOOLS_SMTP_TIMEOUT": "5",
+            "GARAGE_TOOLS_MAIL_POLL_SECONDS": "0.2",
+            "GARAGE_TOOLS_MAIL_RETRY_SECONDS": "0.5",
+            "GARAGE_TOOLS_MAIL_MAX_ATTEMPTS": "40",
+        },
+    )
+    try:
+        yield Deployment(server, url, port)
+    finally:
+        stop_server(server)
+        if request.param == "postgresql":
+            _postgres('DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', name)
+
+
+@pytest.fixture
+async def store(deployment: Deployment) -> AsyncIterator[Database]:
+    """The server's database, opened from the test to look at the outbox."""
+    database = Database(deployment.database_url)
+    yield database
+    await database.dispose()
+
+
+def submission(email: str, **changes: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "recipient": {"email": email, "zip": "94110", "name": "Sam Okafor"},
+        "consent": {"marketing": False, "contactShare": True},
+        "items": {
+            "springs": {"status": "ok"},
+            "cables": {"status": "fix", "note": "Frayed strands by the bottom bracket"},
+            "rollers": {"status": "watch"},
+            "bottom-seal": {"status": "ok"},
+        },
+        "emailReport": True,
+    }
+    return {**body, **changes}
+
+
+def post(deployment: Deployment, body: Any, **headers: str) -> httpx.Response:
+    return httpx.post(f"{deployment.server.url}/api/v1/submitInspection", json=body, headers=headers, timeout=10)
+
+
+async def outbox_rows(database: Database, address: str) -> list[OutboxMessage]:
+    async with database.session() as session:
+        rows = await session.scalars(select(OutboxMessage).where(OutboxMessage.to_address == address))
+        return list(rows.all())
+
+
+async def wait_for(check: Any, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not await check():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting")
+        await asyncio.sleep(0.1)
+
+
+def test_validation_errors_name_the_problem(deployment: Deployment) -> None:
+    unknown = post(deployment, submission("a@example.com", items={"springs": {"status": "ok"}, "wipers": {}}))
+    assert unknown.status_code == 400
+    error = unknown.json()["error"]
+    assert error["code"] == "invalid_arguments" and "unknown inspection item ids: wipers" in error["message"]
+    bad = post(deployment, submission("a@example", recipient={"email": "nope", "zip": "123"}))
+    assert bad.status_code == 400
+    assert {d["field"] for d in bad.json()["error"]["details"]} == {"recipient.email", "recipient.zip"}
+    too_long = post(deployment, submission("a@example.com"), **{"Idempotency-Key": "k" * 256})
+    assert too_long.status_code == 400 and too_long.json()["error"]["code"] == "invalid_header"
+
+
+def test_the_report_page_is_readable_private_and_not_indexed(deployment: Deployment) -> None:
+    answer = post(deployment, submission("sam.okafor@example.com", door={"size": "16x7"}, emailReport=False))
+    assert answer.status_code == 200, answer.text
+    report = answer.json()
+    assert report["grade"] == "F" and report["flaggedItems"][0]["itemId"] == "cables"
+    assert report["reportUrl"] == f"{deployment.server.url}/reports/{report['reportId']}"
+
+    page = httpx.get(report["reportUrl"], headers={"Accept": "text/html"})
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert page.headers["x-robots-tag"] == "noindex, nofollow" and page.headers["referrer-policy"] == "no-referrer"
+    assert '<meta name="robots" content="noindex, nofollow">' in page.text
+    assert "Garage door inspection for Sam" in page.text and "Frayed strands by the bottom bracket" in page.text
+    assert "Lift cables" in page.text and "16x7" in page.text and "/static/inspection.js" in page.text
+    for private in ("sam.okafor", "Okafor", "94110"):
+        assert private not in page.text
+
+    data = httpx.get(report["reportJsonUrl"])
+    assert data.status_code == 200 and data.headers["x-robots-tag"] == "noindex, nofollow"
+    shown = data.json()
+    assert shown["reportId"] == report["reportId"] and shown["score"] == report["score"]
+    assert shown["firstName"] == "Sam" and "arguments" not in shown["nextStep"]
+    assert "94110" not in data.text and "sam.okafor" not in data.text
+
+    missing = f"{deployment.server.url}/reports/{'A' * 22}"
+    assert httpx.get(missing, headers={"Accept": "text/html"}).status_code == 404
+    assert httpx.get(f"{missing}.json").json()["error"]["code"] == "not_found"
+    assert httpx.get(f"{deployment.server.url}/reports/../../etc").status_code == 404
+
+
+def test_a_retry_with_the_same_idempotency_key_returns_the_same_report(deployment: Deployment) -> None:
+    key = str(uuid.uuid4())
+    first = post(deployment, submission("retry@example.com", emailReport=False), **{"Idempotency-Key": key})
+    again = post(deployment, submission("retry@example.com", emailReport=False), **{"Idempotency-Key": key})
+    assert first.status_code == again.status_code == 200
+    assert again.json()["reportId"] == first.json()["reportId"] and again.json()["replayed"] is True
+    fresh = post(deployment, submission("retry@example.com", emailReport=False))
+    assert fresh.json()["reportId"] != first.json()["reportId"]
+    other = post(deployment, submission("other@example.com", emailReport=False), **{"Idempotency-Key": key})
+    assert other.status_code == 400 and other.json()["error"]["code"] == "invalid_header"
+
+
+def test_an_agent_submits_over_mcp(deployment: Deployment) -> None:
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "inspection-test", "version": "1"},
+    }
+    arguments = submission("agent@example.com", emailReport=False)
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "submitInspection", "arguments": arguments, "_meta": meta},
+    }
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "submitInspection",
+        "Idempotency-Key": "mcp-retry-1",
+    }
+    answers = [httpx.post(f"{deployment.server.url}/mcp", json=body, headers=headers, timeout=10) for _ in range(2)]
+    results = [answer.json()["result"] for answer in answers]
+    assert all(result["isError"] is False for result in results), results
+    first, second = (result["structuredContent"] for result in results)
+    assert first["reportId"] == second["reportId"] and second["replayed"] is True
+    assert httpx.get(first["reportUrl"]).status_code == 200
+
+
+async def test_smtp_down_then_up_delivers_the_report_mail_exactly_once(deployment: Deployment, store: Database) -> None:
+    address = "down.then.up@example.com"
+    key = str(uuid.uuid4())
+    async with httpx.AsyncClient(base_url=deployment.server.url, timeout=10) as client:
+        answer = await client.post(
+            "/api/v1/submitInspection", json=submission(address), headers={"Idempotency-Key": key}
+        )
+        assert answer.status_code == 200 and answer.json()["emailQueued"] is True
+        report_url = answer.json()["reportUrl"]
+
+        async def failed_once() -> bool:
+            rows = await outbox_rows(store, address)
+            return bool(rows) and rows[0].attempts >= 1 and rows[0].last_error is not None
+
+        await wait_for(failed_once)  # the worker tried, and the server was not there
+        retry = await client.post(
+            "/api/v1/submitInspection", json=submission(address), headers={"Idempotency-Key": key}
+        )
+        assert retry.json()["replayed"] is True
+
+    with SmtpSink(deployment.smtp_port) as sink:
+
+        async def sent() -> bool:
+            rows = await outbox_rows(store, address)
+            return len(rows) == 1 and rows[0].status == "sent"
+
+        await wait_for(sent)
+    [row] = await outbox_rows(store, address)
+    assert row.attempts >= 2
+    assert [received.rcpt_tos for received in sink.received] == [[address]]  # once: sent is never claimed again
+    message = sink.received[0].message
+    assert message["Message-ID"] == row.message_id
+    assert message["Subject"].startswith("Your garage door inspection: grade F")
+    plain = message.get_body(("plain",))
+    html = message.get_body(("html",))
+    assert plain is not None and html is not None
+    assert report_url in plain.get_content() and report_url in html.get_content()
+    assert "sent 1" in deployment.server.cli("mail", "status").stdout
+
+
+def test_the_form_page_is_served_with_every_item(deployment: Deployment) -> None:
+    page = httpx.get(f"{deployment.server.url}/inspection")
+    assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
+    assert page.text.count('data-item="') == 24 and "<script>" not in page.text
+    fallback = httpx.post(f"{deployment.server.url}/inspection", data={"email": "x@example.com"})
+    assert fallback.status_code == 400 and "JavaScript" in fallback.text

@@ -1,0 +1,122 @@
+"""A homeowner fills in the inspection form on a phone-sized screen in Chromium and opens the report.
+
+Debian's Chromium, driven by Playwright, against a real server with no SMTP configured, so the report
+e-mail is read from the `.eml` file the in-process worker writes.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import time
+from collections.abc import Iterator
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import LiveServer, start_server, stop_server
+
+PHONE = {"width": 390, "height": 844}
+SCREENSHOT = Path("/tmp/garage-tools-inspection-form.png")
+REPORT_SCREENSHOT = Path("/tmp/garage-tools-inspection-report.png")
+ADDRESS = "robin.homeowner@example.com"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    live = start_server(tmp_path_factory.mktemp("inspection-browser"), {"GARAGE_TOOLS_MAIL_POLL_SECONDS": "0.2"})
+    yield live
+    stop_server(live)
+
+
+def mail_to(server: LiveServer, address: str, seconds: float = 15) -> EmailMessage:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for path in (server.workdir / "var" / "mail").glob("*.eml"):
+            message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+            assert isinstance(message, EmailMessage)
+            if message["To"] == address:
+                return message
+        time.sleep(0.1)
+    raise AssertionError(f"no mail to {address} under var/mail")
+
+
+def choose(page: Any, label: str, answer: str) -> None:
+    page.get_by_role("group", name=label).get_by_role("radio", name=answer, exact=True).check()
+
+
+def test_a_homeowner_gets_a_report_link_at_once_and_the_mail_after(server: LiveServer, browser: Any) -> None:
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    problems: list[str] = []
+    page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+
+    page.goto(f"{server.url}/inspection")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # no sideways scrolling
+    page.get_by_label("E-mail address").fill(ADDRESS)
+    page.get_by_label("ZIP code").fill("60614")
+    page.get_by_label("Name").fill("Robin Example")
+    choose(page, "Torsion or extension springs", "OK")
+    choose(page, "Lift cables", "Watch")
+    choose(page, "Rollers", "Fix")
+    choose(page, "Contact reversal test", "OK")
+    rollers = page.get_by_role("group", name="Rollers")
+    rollers.get_by_text("Add a note").click()
+    rollers.get_by_label("Note on Rollers").fill("Two bottom rollers are cracked")
+    page.get_by_label("A local pro may contact me").check()
+    page.screenshot(path=str(SCREENSHOT), full_page=False)
+
+    page.get_by_role("button", name="Get my report").click()
+    result = page.locator("#result")
+    result.wait_for(state="visible")
+    assert page.locator("#result-grade").inner_text() == "C"  # a fix caps the score at 74
+    assert "We are e-mailing you the report" in page.locator("#result-email").inner_text()
+    link = page.get_by_role("link", name="Open your report")
+    url = link.get_attribute("href")
+    assert url is not None and url.startswith(f"{server.url}/reports/")
+
+    link.click()
+    page.wait_for_url(url)
+    page.get_by_role("heading", name="Garage door inspection for Robin").wait_for()
+    text = page.locator("main").inner_text()
+    assert "Two bottom rollers are cracked" in text and "Book a technician to repair rollers" in text
+    assert "Example" not in text and ADDRESS not in text and "60614" not in text
+    assert page.get_by_role("button", name="Print this report").is_visible()
+    page.screenshot(path=str(REPORT_SCREENSHOT), full_page=True)
+    assert problems == []
+
+    message = mail_to(server, ADDRESS)
+    plain = message.get_body(("plain",))
+    assert plain is not None and url in plain.get_content() and plain.get_content().startswith("Hi Robin,")
+    context.close()
+
+
+def test_without_javascript_the_form_says_it_cannot_send(server: LiveServer, browser: Any) -> None:
+    context = browser.new_context(viewport=PHONE, java_script_enabled=False)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(f"{server.url}/inspection")
+    assert page.get_by_role("alert").filter(has_text="This form needs JavaScript").is_visible()
+    page.get_by_label("E-mail address").fill("nojs@example.com")
+    page.get_by_label("ZIP code").fill("60614")
+    page.get_by_role("button", name="Get my report").click()
+    page.get_by_role("heading", name="Not sent yet").wait_for()
+    assert "nojs@example.com" not in page.url  # the address never lands in a URL or a log line
+    context.close()
+
+
+def test_missing_answers_are_shown_before_anything_is_sent(server: LiveServer, browser: Any) -> None:
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(f"{server.url}/inspection")
+    page.get_by_label("E-mail address").fill("someone@example.com")
+    page.get_by_label("ZIP code").fill("60614")
+    page.get_by_role("button", name="Get my report").click()
+    page.get_by_text("Mark at least one of the 24 points").wait_for()
+    assert page.locator("#result").is_hidden()
+    context.close()
