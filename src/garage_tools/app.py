@@ -6,7 +6,6 @@ managers can be started only once per instance. uvicorn calls it with `--factory
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -120,10 +119,6 @@ def create_app(
                 for manager in mcp.session_managers():
                     await stack.enter_async_context(manager.run())
                 await stack.enter_async_context(mail_worker_running(services.settings, services.database))
-                # Load the partner directory now (about 2 s), not in the first homeowner's routing call.
-                warm_up = asyncio.get_running_loop().create_task(services.tool_data.partners.directory.current())
-                warm_up.add_done_callback(lambda task: task.cancelled() or task.exception())  # the first call retries
-                stack.callback(warm_up.cancel)
                 yield
         finally:
             await services.close()
