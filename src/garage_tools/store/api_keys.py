@@ -68,6 +68,12 @@ class ApiKeyRepository:
             row = await session.get(ApiKey, key_id)
             return _record(row) if row else None
 
+    async def find_by_hash(self, secret_hash: str) -> KeyRecord | None:
+        """The key whose whole-key hash is `secret_hash`: how a presented key is verified."""
+        async with self._db.session() as session:
+            row = (await session.execute(select(ApiKey).where(ApiKey.secret_hash == secret_hash))).scalar_one_or_none()
+            return _record(row) if row else None
+
     async def list(self, owner_email: str | None = None) -> list[KeyRecord]:
         query = select(ApiKey).order_by(ApiKey.created_at, ApiKey.id)
         if owner_email is not None:

@@ -26,6 +26,8 @@ class ApiKey(Base):
     """An API key. Only a SHA-256 hash of the secret is stored; the plaintext is shown once."""
 
     __tablename__ = "api_keys"
+    # Keys are found by the hash of the whole key (see access/keys.py), so this index is the lookup path.
+    __table_args__ = (Index("uq_api_keys_secret_hash", "secret_hash", unique=True),)
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
     owner_email: Mapped[str] = mapped_column(String(320), index=True)
