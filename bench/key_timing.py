@@ -26,6 +26,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import math
 import random
 import statistics
 import sys
@@ -45,7 +46,7 @@ from garage_tools.store.database import Database
 POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 CASES = ("unknown", "unknown-fresh", "wrong-secret", "valid")
 OTHER_KEYS = 200  # so the stored key is not alone in its table
-BLOCK = 250  # iterations per block for the spread of the (unknown - wrong-secret) difference
+BLOCK = 250  # iterations per block: the sign test counts in how many blocks one case had the lower median
 
 
 def forged_key() -> str:
@@ -67,7 +68,9 @@ class Timings:
     samples: dict[str, list[float]]  # case -> µs per call, in iteration order
 
 
-async def measure(keys: KeyService, key_id: str, plaintext: str, iterations: int, warmup: int) -> dict[str, list[float]]:
+async def measure(
+    keys: KeyService, key_id: str, plaintext: str, iterations: int, warmup: int
+) -> dict[str, list[float]]:
     fixed_unknown = forged_key()
     wrong = wrong_secret(key_id)
     fresh = [forged_key() for _ in range(iterations + warmup)]
@@ -122,7 +125,7 @@ async def sqlite_database() -> AsyncIterator[Database]:
 
 @contextlib.asynccontextmanager
 async def postgres_database() -> AsyncIterator[Database]:
-    import asyncpg  # the driver the service uses; only needed here
+    import asyncpg  # type: ignore[import-untyped]  # the service's driver; only needed here
 
     name = f"garage_key_timing_{uuid.uuid4().hex[:12]}"
     admin = await asyncpg.connect(POSTGRES_ADMIN, timeout=3)
@@ -151,6 +154,14 @@ def block_differences(a: list[float], b: list[float]) -> list[float]:
     ]
 
 
+def sign_test(successes: int, trials: int) -> float:
+    """Two-sided p-value of `successes` out of `trials` if either outcome were equally likely."""
+    if trials == 0:
+        return 1.0
+    tail = min(successes, trials - successes)
+    return min(1.0, 2 * sum(math.comb(trials, k) for k in range(tail + 1)) / float(2**trials))
+
+
 def report(timings: Timings) -> None:
     print(f"\n{timings.backend}, {timings.mode}: {len(timings.samples['valid'])} interleaved iterations")
     print(f"  {'case':14s} {'median µs':>10s} {'p90 µs':>9s}")
@@ -160,11 +171,13 @@ def report(timings: Timings) -> None:
     for unknown in ("unknown", "unknown-fresh"):
         a, b = timings.samples[unknown], timings.samples["wrong-secret"]
         diffs = block_differences(a, b)
-        spread = f"{min(diffs):+.1f} to {max(diffs):+.1f}" if diffs else "-"
+        faster = sum(d < 0 for d in diffs)
+        p_value = sign_test(faster, len(diffs))
+        verdict = "within noise" if p_value > 0.05 else "apart"
         print(
             f"  {unknown} - wrong-secret: median {statistics.median(a) - statistics.median(b):+.1f} µs,"
-            f" p90 {percentile(a, 0.9) - percentile(b, 0.9):+.1f} µs;"
-            f" per block of {BLOCK}: {spread} µs"
+            f" p90 {percentile(a, 0.9) - percentile(b, 0.9):+.1f} µs; {unknown} faster in {faster} of"
+            f" {len(diffs)} blocks of {BLOCK} (sign test p={p_value:.2g}: {verdict})"
         )
 
 

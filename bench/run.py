@@ -4,6 +4,7 @@ Usage (from the repository root):
 
     uv run python bench/run.py                      # 3 rounds x 10 s, 2 s warm-up, c=32
     uv run python bench/run.py --rounds 1 --duration 3 --only rest
+    uv run python bench/run.py --only rest-keyed,mcp-2026-keyed   # their anonymous twins run too
     uv run python bench/run.py --json-out /tmp/bench.json
 
 Method (see docs/benchmarks.md): wrk on loopback with one thread; the server (one uvicorn worker) pinned to
@@ -12,6 +13,15 @@ checks one real response, warms up, measures, and stops the server with SIGTERM 
 run interleaved (baseline, rest, mcp-2026, mcp-2025, then the reverse order in the next round, ...), and
 each of ours is compared with the baseline run of the same round. Server CPU comes from /proc/<pid>/stat
 of the server's process tree.
+
+The access gate and its rate limiter stay in the request path: the service runs with every limit raised
+to a billion per window (RAISED_LIMITS, same windows as the defaults), so calls are counted but never
+refused. The keyed configs send `Authorization: Bearer <key>` with a key made for each fresh server by
+`garage-tools keys create` in the server's working directory (its SQLite file) before it starts; wrk gets
+it through GARAGE_BENCH_KEY. Each keyed config is also compared with its anonymous twin of the same round
+(rest-keyed with rest, mcp-2026-keyed with mcp-2026): a key may cost at most 1.5x, a ratio >= 1/1.5.
+rest-forged sends a different forged, checksum-valid key on every request (each one a store lookup and
+a 401), to show what a forged-key flood costs; it is reported only.
 
 Exit status: 0 when every run completed without errors (whether or not a target was met: benchmarks report,
 they do not gate), 1 when a run errored (non-2xx responses, socket errors, a server that died), 2 when the
@@ -60,6 +70,22 @@ SDK_HINT = (
     "mcp/shared/inbound.py and mcp_types (PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, "
     "CLIENT_CAPABILITIES_META_KEY)."
 )
+# The limiter stays in the path with the default windows, but no benchmark comes near a billion calls.
+RAISED_LIMITS = {
+    "GARAGE_TOOLS_RATE_LIMIT_PUBLIC": "1000000000/minute;1000000000/day",
+    "GARAGE_TOOLS_RATE_LIMIT_PRO": "1000000000/minute;1000000000/day",
+    "GARAGE_TOOLS_RATE_LIMIT_MCP_PROTOCOL": "1000000000/minute",
+    # Invalid keys per address before its keyed calls get 429: raised so that rest-forged shows what each
+    # forged key costs when it reaches the store (a flood spread over many addresses), not a refusal.
+    "GARAGE_TOOLS_RATE_LIMIT_BAD_KEYS": "1000000000/minute",
+}
+BENCH_EMAIL = "bench@example.com"
+KEY_ENV = "GARAGE_BENCH_KEY"  # the API key the keyed wrk scripts send
+FORGED_ENV = "GARAGE_BENCH_FORGED_KEYS"  # a file of forged keys, one a line, for rest_forged.lua
+# Enough forged keys that no id repeats within a run (warm-up and measurement get separate files), so
+# every request misses the key cache and reaches the store, as a flood of random keys would.
+FORGED_KEYS = {"warmup": 30_000, "measure": 100_000}
+KEY_COST_TARGET = 1 / 1.5  # a keyed call may cost at most 1.5x its anonymous twin
 
 
 class SetupError(Exception):
@@ -78,8 +104,11 @@ class WrkRequest:
     body: bytes
 
 
-def load_wrk_request(script: str) -> WrkRequest:
-    """Read the request a bench/*.lua script sends, so the pre-flight check sends exactly the same."""
+def load_wrk_request(script: str, env: dict[str, str]) -> WrkRequest:
+    """Read the request a bench/*.lua script sends, so the pre-flight check sends exactly the same.
+
+    A header may end in `.. os.getenv("NAME")`; its value is then completed from `env`, as wrk does.
+    """
     text = (BENCH_DIR / script).read_text(encoding="utf-8")
 
     def one(pattern: str) -> str:
@@ -88,7 +117,12 @@ def load_wrk_request(script: str) -> WrkRequest:
             raise SetupError(f"bench/{script}: expected exactly one line matching {pattern!r}")
         return str(found[0])
 
-    headers = dict(re.findall(r'^wrk\.headers\["([^"]+)"\]\s*=\s*"([^"]*)"', text, flags=re.MULTILINE))
+    headers = dict(re.findall(r'^wrk\.headers\["([^"]+)"\]\s*=\s*"([^"]*)"\s*$', text, flags=re.MULTILINE))
+    from_env = r'^wrk\.headers\["([^"]+)"\]\s*=\s*"([^"]*)"\s*\.\.\s*assert\(os\.getenv\("([A-Z_]+)"\)'
+    for name, prefix, variable in re.findall(from_env, text, flags=re.MULTILINE):
+        if not env.get(variable):
+            raise SetupError(f"bench/{script} reads {variable} from the environment, but it is not set")
+        headers[name] = prefix + env[variable]
     return WrkRequest(
         script=script,
         method=one(r'^wrk\.method\s*=\s*"([A-Z]+)"'),
@@ -111,6 +145,10 @@ def mcp_symptom(payload: Any) -> Any:
     return result["structuredContent"]["symptom"]["key"]
 
 
+def error_code(payload: Any) -> Any:
+    return payload["error"]["code"]
+
+
 @dataclass(frozen=True)
 class Config:
     key: str
@@ -119,6 +157,11 @@ class Config:
     script: str
     extract: Callable[[Any], Any]
     target: float | None = None  # minimum same-round req/s ratio vs the baseline
+    credential: str | None = None  # "key": a real key per server; "forged": forged keys from a file
+    twin: str | None = None  # the anonymous config this one is also compared with, round by round
+    twin_target: float | None = None  # minimum same-round req/s ratio vs the twin
+    status: int = 200  # the status every response must have
+    expect: str = EXPECTED_SYMPTOM  # what `extract` must find in the pre-flight response
 
 
 CONFIGS: dict[str, Config] = {
@@ -128,7 +171,38 @@ CONFIGS: dict[str, Config] = {
             "baseline", "baseline: bare Starlette + orjson, POST /api/v1/diagnose", "baseline", "rest.lua", rest_symptom
         ),
         Config("rest", "REST POST /api/v1/diagnose", "ours", "rest.lua", rest_symptom, target=0.6),
+        Config(
+            "rest-keyed",
+            "REST POST /api/v1/diagnose with an API key",
+            "ours",
+            "rest_keyed.lua",
+            rest_symptom,
+            credential="key",
+            twin="rest",
+            twin_target=KEY_COST_TARGET,
+        ),
+        Config(
+            "rest-forged",
+            "REST POST /api/v1/diagnose with forged keys (401)",
+            "ours",
+            "rest_forged.lua",
+            error_code,
+            credential="forged",
+            twin="rest",
+            status=401,
+            expect="invalid_key",
+        ),
         Config("mcp-2026", "MCP tools/call diagnose, 2026-07-28", "ours", "mcp_2026.lua", mcp_symptom, target=0.2),
+        Config(
+            "mcp-2026-keyed",
+            "MCP tools/call diagnose, 2026-07-28, /mcp-pro with an API key",
+            "ours",
+            "mcp_2026_keyed.lua",
+            mcp_symptom,
+            credential="key",
+            twin="mcp-2026",
+            twin_target=KEY_COST_TARGET,
+        ),
         Config("mcp-2025", "MCP tools/call diagnose, 2025-11-25", "ours", "mcp_2025.lua", mcp_symptom),
     )
 }
@@ -144,11 +218,47 @@ def server_python() -> str:
 
 
 def server_env() -> dict[str, str]:
-    """The driver's environment without GARAGE_TOOLS_* settings, so every run starts from the defaults."""
+    """The driver's environment without GARAGE_TOOLS_* settings, so every run starts from the defaults,
+    except the log level and the rate limits (raised, not removed: the limiter still counts every call)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GARAGE_TOOLS_")}
     env["GARAGE_TOOLS_LOG_LEVEL"] = "warning"
+    env |= RAISED_LIMITS
     env["PYTHONUNBUFFERED"] = "1"
     return env
+
+
+def service_dir(workdir: Path) -> Path:
+    """Where the service runs, so its ./var (the SQLite file) stays out of the repository."""
+    return workdir / "service"
+
+
+def create_key(workdir: Path) -> str:
+    """A new API key in the service's database, made with the CLI in the server's working directory."""
+    cwd = service_dir(workdir)
+    cwd.mkdir(parents=True, exist_ok=True)
+    argv = [server_python(), "-m", "garage_tools", "keys", "create", "--email", BENCH_EMAIL]
+    try:
+        done = subprocess.run(
+            argv, cwd=cwd, env=server_env(), capture_output=True, text=True, timeout=STARTUP_TIMEOUT_S, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise SetupError(f"`garage-tools keys create` did not finish within {STARTUP_TIMEOUT_S:.0f} s") from None
+    found = re.search(r"^key:\s+(\S+)$", done.stdout, flags=re.MULTILINE)
+    if done.returncode != 0 or not found:
+        raise SetupError(f"`garage-tools keys create` failed (exit {done.returncode}):\n{done.stdout}{done.stderr}")
+    return found.group(1)
+
+
+def write_forged_keys(workdir: Path) -> dict[str, Path]:
+    """Files of forged keys (right prefix, length, alphabet and checksum; ids nobody issued) per wrk phase."""
+    from garage_tools.access.keys import new_key  # the service's own generator: the keys are well-formed
+
+    files = {}
+    for phase, count in FORGED_KEYS.items():
+        path = workdir / f"forged-{phase}.txt"
+        path.write_text("".join(new_key()[1] + "\n" for _ in range(count)), encoding="ascii")
+        files[phase] = path
+    return files
 
 
 def free_port() -> int:
@@ -182,7 +292,7 @@ def running_server(kind: str, workdir: Path, cpu: int | None, label: str) -> Ite
     python = server_python()
     if kind == "ours":
         argv = [python, "-m", "garage_tools", "serve", "--host", HOST, "--port", str(port)]
-        cwd = workdir / "service"  # keeps ./var (the SQLite file) out of the repository
+        cwd = service_dir(workdir)
     else:
         argv = [python, "-m", "uvicorn", "bench.baseline_app:app", "--host", HOST, "--port", str(port)]
         argv += ["--no-access-log", "--log-level", "warning"]
@@ -226,7 +336,7 @@ def stop_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 def process_tree(pid: int) -> list[int]:
-    pids, todo, seen = [], [pid], set()
+    pids, todo, seen = [], [pid], set[int]()
     while todo and len(seen) < 10_000:
         current = todo.pop()
         if current in seen:
@@ -271,9 +381,37 @@ def children_cpu_seconds() -> float:
 # --- one run ---------------------------------------------------------------------------------------
 
 
-def preflight(server: Server, config: Config, deadline_s: float) -> int:
+def wrk_env(key: str | None = None, forged: Path | None = None) -> dict[str, str]:
+    """The environment the wrk scripts read their credentials from."""
+    env = dict(os.environ)
+    if key is not None:
+        env[KEY_ENV] = key
+    if forged is not None:
+        env[FORGED_ENV] = str(forged)
+    return env
+
+
+def limit_problem(config: Config, response: httpx.Response) -> str | None:
+    """Why the answer shows the wrong tier or limits, if it does: a keyed call must be counted as pro,
+    an anonymous one as public, and both against the raised limits (so the limiter is in the path)."""
+    tier = "pro" if config.credential == "key" else "public"
+    variable = "GARAGE_TOOLS_RATE_LIMIT_PRO" if tier == "pro" else "GARAGE_TOOLS_RATE_LIMIT_PUBLIC"
+    wanted = f'"{tier}-minute";q={RAISED_LIMITS[variable].split("/")[0]}'
+    policy = response.headers.get("ratelimit-policy")
+    if policy is None or wanted not in policy:
+        return f"RateLimit-Policy is {policy!r}, expected it to contain {wanted}"
+    return None
+
+
+def preflight(server: Server, config: Config, deadline_s: float, env: dict[str, str]) -> int:
     """Wait for the server, send the config's request once; return the response size or raise SetupError."""
-    request = load_wrk_request(config.script)
+    request = load_wrk_request(config.script, env)
+    if config.credential == "forged":
+        from garage_tools.access.keys import new_key
+
+        if f'os.getenv("{FORGED_ENV}")' not in (BENCH_DIR / config.script).read_text(encoding="utf-8"):
+            raise SetupError(f"bench/{config.script} should read its keys from {FORGED_ENV}")
+        request.headers["Authorization"] = f"Bearer {new_key()[1]}"  # a forged key like those in the file
     url = f"http://{HOST}:{server.port}{request.path}"
     deadline = time.monotonic() + deadline_s
     with httpx.Client(timeout=10.0) as client:
@@ -294,15 +432,17 @@ def preflight(server: Server, config: Config, deadline_s: float) -> int:
                     ) from None
                 time.sleep(0.1)
     problem = None
-    if response.status_code != 200:
-        problem = f"HTTP {response.status_code}"
+    if response.status_code != config.status:
+        problem = f"HTTP {response.status_code}, expected {config.status}"
     else:
         try:
             found = config.extract(response.json())
-            if found != EXPECTED_SYMPTOM:
-                problem = f"symptom.key is {found!r}, expected {EXPECTED_SYMPTOM!r}"
+            if found != config.expect:
+                problem = f"found {found!r} in the answer, expected {config.expect!r}"
         except (ValueError, KeyError, TypeError) as exc:
             problem = f"unexpected payload ({type(exc).__name__}: {exc})"
+    if problem is None and config.server == "ours" and config.status == 200:
+        problem = limit_problem(config, response)
     if problem:
         hint = ""
         if config.key.startswith("mcp"):
@@ -323,11 +463,13 @@ class WrkOutput:
     raw: str
 
 
-def run_wrk(port: int, script: str, seconds: float, conns: int, cpu: int | None) -> WrkOutput:
+def run_wrk(port: int, script: str, seconds: float, conns: int, cpu: int | None, env: dict[str, str]) -> WrkOutput:
     argv = ["wrk", "-t1", f"-c{conns}", f"-d{seconds:g}s", f"--timeout={WRK_TIMEOUT}", "--latency"]
     argv += ["-s", str(BENCH_DIR / script), f"http://{HOST}:{port}"]
     before = children_cpu_seconds()
-    proc = subprocess.Popen(pinned(argv, cpu), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        pinned(argv, cpu), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+    )
     try:
         out, _ = proc.communicate(timeout=seconds + WRK_SLACK_S)
     finally:
@@ -343,23 +485,30 @@ def run_wrk(port: int, script: str, seconds: float, conns: int, cpu: int | None)
 
 
 def error_count(result: dict[str, Any]) -> int:
-    return sum(int(result[k]) for k in ("err_connect", "err_read", "err_write", "err_timeout", "err_status"))
+    """Socket errors, timeouts and responses with a status the run did not expect (see report.lua)."""
+    return sum(int(result[k]) for k in ("err_connect", "err_read", "err_write", "err_timeout", "unexpected_status"))
 
 
-def measure(config: Config, rnd: int, args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
-    """Start a fresh server, check it, warm up, measure once, stop it. Returns one run record."""
+def measure(
+    config: Config, rnd: int, args: argparse.Namespace, workdir: Path, forged: dict[str, Path]
+) -> dict[str, Any]:
+    """Start a fresh server (with a new key for a keyed config), check it, warm up, measure once, stop it.
+    Returns one run record."""
     label = f"r{rnd}-{config.key}"
     record: dict[str, Any] = {"config": config.key, "round": rnd, "ok": False, "problems": []}
+    key = create_key(workdir) if config.credential == "key" else None
+    measure_env = wrk_env(key, forged.get("measure"))
     with running_server(config.server, workdir, args.server_cpu, label) as server:
-        record["response_bytes"] = preflight(server, config, STARTUP_TIMEOUT_S)
+        record["response_bytes"] = preflight(server, config, STARTUP_TIMEOUT_S, measure_env)
         time.sleep(0.3)
         if args.warmup > 0:
-            warm = run_wrk(server.port, config.script, args.warmup, args.conns, args.wrk_cpu)
+            warm_env = wrk_env(key, forged.get("warmup"))
+            warm = run_wrk(server.port, config.script, args.warmup, args.conns, args.wrk_cpu, warm_env)
             if error_count(warm.result):
                 record["problems"].append(f"warm-up errors: {warm.result}")
         pids = process_tree(server.proc.pid)
         cpu0, busy0, t0 = cpu_seconds(pids), busy_seconds_per_cpu(), time.monotonic()
-        wrk = run_wrk(server.port, config.script, args.duration, args.conns, args.wrk_cpu)
+        wrk = run_wrk(server.port, config.script, args.duration, args.conns, args.wrk_cpu, measure_env)
         cpu1, busy1, wall = cpu_seconds(pids), busy_seconds_per_cpu(), time.monotonic() - t0
         alive = server.proc.poll() is None
         log_tail = server.log_tail(10)
@@ -376,7 +525,8 @@ def measure(config: Config, rnd: int, args: argparse.Namespace, workdir: Path) -
         max_ms=res["lat_max_us"] / 1000,
         errors=error_count(res),
         non2xx=int(res["err_status"]),
-        socket_errors=error_count(res) - int(res["err_status"]),
+        wrong_status=int(res["unexpected_status"]),
+        socket_errors=error_count(res) - int(res["unexpected_status"]),
         wrk=res,
         server_pids=len(pids),
         server_cpu_s=server_cpu,
@@ -391,7 +541,8 @@ def measure(config: Config, rnd: int, args: argparse.Namespace, workdir: Path) -
     )
     if record["errors"]:
         record["problems"].append(
-            f"{record['non2xx']} non-2xx responses and {record['socket_errors']} socket errors "
+            f"{record['wrong_status']} responses with a status other than {config.status} and "
+            f"{record['socket_errors']} socket errors "
             f"(connect {res['err_connect']}, read {res['err_read']}, write {res['err_write']}, "
             f"timeout {res['err_timeout']})"
         )
@@ -432,33 +583,56 @@ def summarize(runs: list[dict[str, Any]], keys: list[str]) -> dict[str, Any]:
             "core_busy": median([r["server_core_busy"] for r in ok]),
             "response_bytes": ok[0]["response_bytes"] if ok else None,
         }
-    ratios: dict[str, Any] = {}
-    base = {r["round"]: r for r in runs if r["config"] == "baseline" and r["ok"]}
-    for key in keys:
-        if key == "baseline":
-            continue
-        pairs = [(base[r["round"]], r) for r in runs if r["config"] == key and r["ok"] and r["round"] in base]
-        per_round = [ours["rps"] / b["rps"] for b, ours in pairs]
-        # What the req/s ratio would be if both servers had had their core to themselves.
-        cpu_normalised = [b["server_cpu_us_per_req"] / ours["server_cpu_us_per_req"] for b, ours in pairs]
-        clean = [ours["rps"] / b["rps"] for b, ours in pairs if is_clean(b) and is_clean(ours)]
-        ratio = median(per_round)
-        target = CONFIGS[key].target
-        verdict = "n/a" if ratio is None else "report" if target is None else "PASS" if ratio >= target else "MISS"
-        ratios[key] = {
-            "ratio": ratio,
-            "per_round": per_round,
-            "target": target,
-            "verdict": verdict,
-            "clean_rounds": len(clean),
-            "ratio_clean_rounds": median(clean),
-            "cpu_normalised_ratio": median(cpu_normalised),
-        }
-    return {"configs": per_config, "ratios": ratios}
+    ratios = {key: compare(runs, key, "baseline", CONFIGS[key].target) for key in keys if key != "baseline"}
+    twins = {
+        key: compare(runs, key, twin, CONFIGS[key].twin_target)
+        for key in keys
+        if (twin := CONFIGS[key].twin) is not None and twin in keys
+    }
+    return {"configs": per_config, "ratios": ratios, "twins": twins}
+
+
+def compare(runs: list[dict[str, Any]], key: str, reference: str, target: float | None) -> dict[str, Any]:
+    """req/s of `key` over `reference`, round by round (same-round runs only), with the cross-checks."""
+    ref = {r["round"]: r for r in runs if r["config"] == reference and r["ok"]}
+    pairs = [(ref[r["round"]], r) for r in runs if r["config"] == key and r["ok"] and r["round"] in ref]
+    per_round = [ours["rps"] / b["rps"] for b, ours in pairs]
+    # What the req/s ratio would be if both servers had had their core to themselves.
+    cpu_normalised = [b["server_cpu_us_per_req"] / ours["server_cpu_us_per_req"] for b, ours in pairs]
+    clean = [ours["rps"] / b["rps"] for b, ours in pairs if is_clean(b) and is_clean(ours)]
+    ratio = median(per_round)
+    verdict = "n/a" if ratio is None else "report" if target is None else "PASS" if ratio >= target else "MISS"
+    return {
+        "reference": reference,
+        "ratio": ratio,
+        "per_round": per_round,
+        "target": target,
+        "verdict": verdict,
+        "clean_rounds": len(clean),
+        "ratio_clean_rounds": median(clean),
+        "cpu_normalised_ratio": median(cpu_normalised),
+    }
 
 
 def fmt(value: float | None, spec: str) -> str:
     return "-" if value is None else format(value, spec)
+
+
+def print_ratios(title: str, ratios: dict[str, Any]) -> None:
+    print()
+    print(title)
+    for key, r in ratios.items():
+        name = f"{key}/{r['reference']}" if r["reference"] != "baseline" else key
+        target = "" if r["target"] is None else f" (target >= {r['target']:.3g})"
+        rounds = ", ".join(f"{x:.3f}" for x in r["per_round"]) or "no valid rounds"
+        print(f"  {name:23s} {fmt(r['ratio'], '.3f'):>6s}{target:19s} {r['verdict']:6s} per round: {rounds}")
+    print("Cross-checks (less sensitive to other load on the machine):")
+    for key, r in ratios.items():
+        name = f"{key}/{r['reference']}" if r["reference"] != "baseline" else key
+        print(
+            f"  {name:23s} CPU-normalised {fmt(r['cpu_normalised_ratio'], '.3f')} ({r['reference']} CPU/req / ours);"
+            f" clean rounds {r['clean_rounds']}: {fmt(r['ratio_clean_rounds'], '.3f')}"
+        )
 
 
 def print_summary(summary: dict[str, Any], markdown: bool) -> None:
@@ -492,19 +666,16 @@ def print_summary(summary: dict[str, Any], markdown: bool) -> None:
                 str(x).rjust(w) if i else str(x).ljust(w) for i, (x, w) in enumerate(zip(row, widths, strict=True))
             ]
             print("  ".join(cells))
-    print()
-    print("Same-round req/s ratio ours/baseline, median over rounds (PASS/MISS is judged on this):")
-    for key, r in summary["ratios"].items():
-        target = "" if r["target"] is None else f" (target >= {r['target']})"
-        rounds = ", ".join(f"{x:.3f}" for x in r["per_round"]) or "no valid rounds"
-        print(f"  {key:9s} {fmt(r['ratio'], '.3f'):>6s}{target:17s} {r['verdict']:6s} per round: {rounds}")
-    print("Cross-checks (less sensitive to other load on the machine):")
-    for key, r in summary["ratios"].items():
-        print(
-            f"  {key:9s} CPU-normalised {fmt(r['cpu_normalised_ratio'], '.3f')} (baseline CPU/req / ours);"
-            f" clean rounds {r['clean_rounds']}: {fmt(r['ratio_clean_rounds'], '.3f')}"
+    print_ratios(
+        "Same-round req/s ratio ours/baseline, median over rounds (PASS/MISS is judged on this):", summary["ratios"]
+    )
+    if summary["twins"]:
+        print_ratios(
+            f"Cost of a key: same-round req/s ratio against the anonymous twin (target >= {KEY_COST_TARGET:.3f}"
+            " means a keyed call costs at most 1.5x):",
+            summary["twins"],
         )
-    if any(r["clean_rounds"] < len(r["per_round"]) for r in summary["ratios"].values()):
+    if any(r["clean_rounds"] < len(r["per_round"]) for r in [*summary["ratios"].values(), *summary["twins"].values()]):
         print(
             f"  A clean round is one where both servers kept their core >= {BUSY_CLEAN:.0%} busy; in the others,"
             " something else on the machine took CPU time, so their req/s are low and their ratios noisy."
@@ -567,7 +738,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         default=",".join(OURS),
-        help=f"comma-separated configs of ours to run: {', '.join(OURS)} (default all); the baseline always runs",
+        help=f"comma-separated configs of ours to run: {', '.join(OURS)} (default all); the baseline always\n"
+        "runs, and so does the anonymous twin of a keyed config",
     )
     parser.add_argument("--json-out", type=Path, help="write every run and the summary as JSON to this path")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
@@ -588,7 +760,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     unknown = [k for k in selected if k not in OURS]
     if unknown or not selected:
         parser.error(f"--only takes a comma-separated subset of {', '.join(OURS)}; got {args.only!r}")
-    args.keys = ["baseline", *dict.fromkeys(selected)]
+    with_twins = [k for key in selected for k in (CONFIGS[key].twin, key) if k is not None]
+    args.keys = ["baseline", *dict.fromkeys(with_twins)]
     return args
 
 
@@ -618,7 +791,8 @@ def print_run(r: dict[str, Any]) -> None:
     busy = r["server_core_busy"] * 100
     note = "" if r["server_core_busy"] >= BUSY_CLEAN else "  (server core not saturated: noisy machine?)"
     print(
-        f"  r{r['round']} {r['config']:9s} {r['rps']:9,.0f} req/s  p50 {r['p50_ms']:6.2f} ms  p99 {r['p99_ms']:7.2f} ms"
+        f"  r{r['round']} {r['config']:14s} {r['rps']:9,.0f} req/s"
+        f"  p50 {r['p50_ms']:6.2f} ms  p99 {r['p99_ms']:7.2f} ms"
         f"  CPU {r['server_cpu_us_per_req']:6.0f} us/req  core {busy:3.0f}%  wrk {r['wrk_cpu_s']:.1f}s"
         f"  other ~{max(r['other_cpu_s'], 0.0):.1f}s  errors {r['errors']}  {flag}{note}",
         flush=True,
@@ -644,18 +818,23 @@ def main(argv: list[str] | None = None) -> int:
         machine = f"{env['cpu_model']}, {env['cpus']} CPUs, kernel {env['kernel']}"
         print(f"  {machine}, Python {env['python']}, git {env['git']}")
         print(f"  load average at start: {' '.join(env.get('loadavg_at_start', []))}; work dir {workdir}")
+        print(f"  rate limits raised, limiter in the path: {' '.join(f'{k}={v}' for k, v in RAISED_LIMITS.items())}")
+        credentials = {CONFIGS[k].credential for k in args.keys}
+        forged = write_forged_keys(workdir) if "forged" in credentials else {}
         # Pre-flight: one real request per config before any load, so a wrong request fails fast.
         for kind in ("baseline", "ours"):
             keys = [k for k in args.keys if CONFIGS[k].server == kind]
+            key = create_key(workdir) if kind == "ours" and "key" in credentials else None
             with running_server(kind, workdir, None, f"preflight-{kind}") as server:
-                for key in keys:
-                    size = preflight(server, CONFIGS[key], STARTUP_TIMEOUT_S)
-                    print(f"  pre-flight {key}: 200, symptom.key == {EXPECTED_SYMPTOM!r}, {size} bytes")
+                for name in keys:
+                    config = CONFIGS[name]
+                    size = preflight(server, config, STARTUP_TIMEOUT_S, wrk_env(key, forged.get("measure")))
+                    print(f"  pre-flight {name}: {config.status}, found {config.expect!r}, {size} bytes")
         for rnd in range(1, args.rounds + 1):
             order = args.keys if rnd % 2 else list(reversed(args.keys))
             for key in order:
                 try:
-                    record = measure(CONFIGS[key], rnd, args, workdir)
+                    record = measure(CONFIGS[key], rnd, args, workdir, forged)
                 except RuntimeError as exc:  # wrk itself failed
                     record = {"config": key, "round": rnd, "ok": False, "problems": [str(exc)]}
                 runs.append(record)
@@ -668,7 +847,8 @@ def main(argv: list[str] | None = None) -> int:
         summary = summarize(runs, args.keys)
         print_summary(summary, args.markdown)
         if args.json_out:
-            payload = {"environment": env, "options": {k: v for k, v in vars(args).items() if k != "json_out"}}
+            options = {k: v for k, v in vars(args).items() if k != "json_out"} | {"server_env": RAISED_LIMITS}
+            payload: dict[str, Any] = {"environment": env, "options": options}
             payload |= {"runs": runs, "summary": summary}
             args.json_out.parent.mkdir(parents=True, exist_ok=True)
             args.json_out.write_text(json.dumps(payload, indent=2, default=str) + "\n", encoding="utf-8")
