@@ -6,13 +6,18 @@ time a refusal takes learns which key ids are real. This measures both failures 
 - `unknown`: a well-formed key (prefix, length, alphabet, checksum all right) whose id is not stored,
   the same one on every call;
 - `unknown-fresh`: a different well-formed unknown id on every call, as a forged-key flood sends;
-- `wrong-secret`: a stored id with another secret (checksum recomputed, so it is well-formed too);
+- `wrong-secret`: a stored id with another secret (checksum recomputed, so it is well-formed too),
+  the same one on every call;
+- `wrong-secret-fresh`: the stored id with a different wrong secret on every call, as someone guessing
+  secrets for a known id sends;
 - `valid`: the stored key itself.
 
 Each runs against SQLite and, when it answers at 127.0.0.1:5432 (user postgres, trust), PostgreSQL in a
 throwaway database; each with the key cache off (ttl=0: every call reads the store) and on (the default
-TTL). The cases are interleaved in a fresh random order on every iteration, so drift hits them alike.
-The clock is `perf_counter_ns` around one awaited `verify`, on uvloop like the server.
+TTL). Each failure is compared with its twin: `unknown` with `wrong-secret` (a token seen before, so
+with the cache on both are cache hits) and `unknown-fresh` with `wrong-secret-fresh` (a token never
+seen, so both reach the store). The cases are interleaved in a fresh random order on every iteration,
+so drift hits them alike. The clock is `perf_counter_ns` around one awaited `verify`, on uvloop like the server.
 
 Usage (from the repository root):
 
@@ -44,7 +49,8 @@ from garage_tools.store.api_keys import ApiKeyRepository
 from garage_tools.store.database import Database
 
 POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
-CASES = ("unknown", "unknown-fresh", "wrong-secret", "valid")
+CASES = ("unknown", "unknown-fresh", "wrong-secret", "wrong-secret-fresh", "valid")
+PAIRS = (("unknown", "wrong-secret"), ("unknown-fresh", "wrong-secret-fresh"))
 OTHER_KEYS = 200  # so the stored key is not alone in its table
 BLOCK = 250  # iterations per block: the sign test counts in how many blocks one case had the lower median
 
@@ -71,23 +77,22 @@ class Timings:
 async def measure(
     keys: KeyService, key_id: str, plaintext: str, iterations: int, warmup: int
 ) -> dict[str, list[float]]:
-    fixed_unknown = forged_key()
-    wrong = wrong_secret(key_id)
-    fresh = [forged_key() for _ in range(iterations + warmup)]
-    expected = {"unknown": False, "unknown-fresh": False, "wrong-secret": False, "valid": True}
+    fixed = {"unknown": forged_key(), "wrong-secret": wrong_secret(key_id), "valid": plaintext}
+    fresh = {
+        "unknown-fresh": [forged_key() for _ in range(iterations + warmup)],
+        "wrong-secret-fresh": [wrong_secret(key_id) for _ in range(iterations + warmup)],
+    }
     samples: dict[str, list[float]] = {case: [] for case in CASES}
     order = list(CASES)
     clock = time.perf_counter_ns
     for i in range(iterations + warmup):
         random.shuffle(order)
         for case in order:
-            token = {"unknown": fixed_unknown, "unknown-fresh": fresh[i], "wrong-secret": wrong, "valid": plaintext}[
-                case
-            ]
+            token = fresh[case][i] if case in fresh else fixed[case]
             start = clock()
             record = await keys.verify(token)
             elapsed = clock() - start
-            if (record is not None) != expected[case]:
+            if (record is not None) != (case == "valid"):
                 raise SystemExit(f"verify gave {record!r} for the {case} case: the benchmark is measuring nonsense")
             if i >= warmup:
                 samples[case].append(elapsed / 1000)
@@ -164,18 +169,18 @@ def sign_test(successes: int, trials: int) -> float:
 
 def report(timings: Timings) -> None:
     print(f"\n{timings.backend}, {timings.mode}: {len(timings.samples['valid'])} interleaved iterations")
-    print(f"  {'case':14s} {'median µs':>10s} {'p90 µs':>9s}")
+    print(f"  {'case':18s} {'median µs':>10s} {'p90 µs':>9s}")
     for case in CASES:
         values = timings.samples[case]
-        print(f"  {case:14s} {statistics.median(values):10.1f} {percentile(values, 0.9):9.1f}")
-    for unknown in ("unknown", "unknown-fresh"):
-        a, b = timings.samples[unknown], timings.samples["wrong-secret"]
+        print(f"  {case:18s} {statistics.median(values):10.1f} {percentile(values, 0.9):9.1f}")
+    for unknown, wrong in PAIRS:
+        a, b = timings.samples[unknown], timings.samples[wrong]
         diffs = block_differences(a, b)
         faster = sum(d < 0 for d in diffs)
         p_value = sign_test(faster, len(diffs))
         verdict = "within noise" if p_value > 0.05 else "apart"
         print(
-            f"  {unknown} - wrong-secret: median {statistics.median(a) - statistics.median(b):+.1f} µs,"
+            f"  {unknown} - {wrong}: median {statistics.median(a) - statistics.median(b):+.1f} µs,"
             f" p90 {percentile(a, 0.9) - percentile(b, 0.9):+.1f} µs; {unknown} faster in {faster} of"
             f" {len(diffs)} blocks of {BLOCK} (sign test p={p_value:.2g}: {verdict})"
         )

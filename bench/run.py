@@ -192,7 +192,7 @@ CONFIGS: dict[str, Config] = {
             status=401,
             expect="invalid_key",
         ),
-        Config("mcp-2026", "MCP tools/call diagnose, 2026-07-28", "ours", "mcp_2026.lua", mcp_symptom, target=0.2),
+        Config("mcp-2026", "MCP tools/call diagnose, 2026-07-28", "ours", "mcp_2026.lua", mcp_symptom, target=0.4),
         Config(
             "mcp-2026-keyed",
             "MCP tools/call diagnose, 2026-07-28, /mcp-pro with an API key",
