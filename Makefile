@@ -9,10 +9,15 @@ setup:
 serve: setup
 	$(UV) run garage-tools serve
 
+# The whole suite twice: on the embedded defaults (SQLite, limits in memory), then on the scale-out
+# stack (every test server on its own PostgreSQL database and Redis key prefix). Four pytest workers
+# each; a file's tests stay on one worker, so its module fixtures (servers, browsers) start once.
+PYTEST_ARGS ?= -n 4 --dist loadfile
 test: setup
 	scripts/ensure-services.sh
 	scripts/setup-conformance.sh
-	$(UV) run pytest
+	$(UV) run pytest $(PYTEST_ARGS)
+	GARAGE_TOOLS_TEST_STACK=postgres-redis $(UV) run pytest $(PYTEST_ARGS)
 
 lint: setup
 	$(UV) run ruff check src tests bench
@@ -20,6 +25,8 @@ lint: setup
 	$(UV) run mypy
 
 bench: setup
+	scripts/ensure-services.sh
+	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
 	$(UV) run python bench/run.py
 
 clean:

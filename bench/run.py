@@ -86,6 +86,7 @@ FORGED_ENV = "GARAGE_BENCH_FORGED_KEYS"  # a file of forged keys, one a line, fo
 # every request misses the key cache and reaches the store, as a flood of random keys would.
 FORGED_KEYS = {"warmup": 30_000, "measure": 100_000}
 KEY_COST_TARGET = 1 / 1.5  # a keyed call may cost at most 1.5x its anonymous twin
+WORKERS_TARGET = 1.5  # two workers should serve at least 1.5x what one does
 
 
 class SetupError(Exception):
@@ -162,6 +163,8 @@ class Config:
     twin_target: float | None = None  # minimum same-round req/s ratio vs the twin
     status: int = 200  # the status every response must have
     expect: str = EXPECTED_SYMPTOM  # what `extract` must find in the pre-flight response
+    redis: bool = False  # count rate limits in Redis (--redis-url) instead of process memory
+    workers: int = 1  # `serve --workers N`; several workers are not pinned (they share every CPU with wrk)
 
 
 CONFIGS: dict[str, Config] = {
@@ -203,7 +206,36 @@ CONFIGS: dict[str, Config] = {
             twin="mcp-2026",
             twin_target=KEY_COST_TARGET,
         ),
-        Config("mcp-2025", "MCP tools/call diagnose, 2025-11-25", "ours", "mcp_2025.lua", mcp_symptom),
+        Config("mcp-2025", "MCP tools/call diagnose, 2025-11-25", "ours", "mcp_2025.lua", mcp_symptom, target=0.3),
+        Config(
+            "rest-redis",
+            "REST POST /api/v1/diagnose, rate limits counted in Redis",
+            "ours",
+            "rest.lua",
+            rest_symptom,
+            redis=True,
+            twin="rest",
+        ),
+        Config(
+            "mcp-2026-redis",
+            "MCP tools/call diagnose, 2026-07-28, rate limits counted in Redis",
+            "ours",
+            "mcp_2026.lua",
+            mcp_symptom,
+            redis=True,
+            twin="mcp-2026",
+        ),
+        Config(
+            "rest-2-workers",
+            "REST POST /api/v1/diagnose, serve --workers 2 with Redis (unpinned: wrk shares the CPUs)",
+            "ours",
+            "rest.lua",
+            rest_symptom,
+            redis=True,
+            workers=2,
+            twin="rest-redis",
+            twin_target=WORKERS_TARGET,
+        ),
     )
 }
 OURS = [k for k, c in CONFIGS.items() if c.server == "ours"]
@@ -217,12 +249,14 @@ def server_python() -> str:
     return str(venv_python) if venv_python.exists() else sys.executable
 
 
-def server_env() -> dict[str, str]:
+def server_env(settings: tuple[tuple[str, str], ...] = ()) -> dict[str, str]:
     """The driver's environment without GARAGE_TOOLS_* settings, so every run starts from the defaults,
-    except the log level and the rate limits (raised, not removed: the limiter still counts every call)."""
+    except the log level and the rate limits (raised, not removed: the limiter still counts every call),
+    and a config's own `settings`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GARAGE_TOOLS_")}
     env["GARAGE_TOOLS_LOG_LEVEL"] = "warning"
     env |= RAISED_LIMITS
+    env |= dict(settings)
     env["PYTHONUNBUFFERED"] = "1"
     return env
 
@@ -286,12 +320,14 @@ def pinned(argv: list[str], cpu: int | None) -> list[str]:
 
 
 @contextlib.contextmanager
-def running_server(kind: str, workdir: Path, cpu: int | None, label: str) -> Iterator[Server]:
+def running_server(
+    kind: str, workdir: Path, cpu: int | None, label: str, settings: tuple[tuple[str, str], ...] = (), workers: int = 1
+) -> Iterator[Server]:
     """A fresh server in its own process group; always stopped (SIGTERM to the group) on the way out."""
     port = free_port()
     python = server_python()
     if kind == "ours":
-        argv = [python, "-m", "garage_tools", "serve", "--host", HOST, "--port", str(port)]
+        argv = [python, "-m", "garage_tools", "serve", "--host", HOST, "--port", str(port), "--workers", str(workers)]
         cwd = service_dir(workdir)
     else:
         argv = [python, "-m", "uvicorn", "bench.baseline_app:app", "--host", HOST, "--port", str(port)]
@@ -301,9 +337,9 @@ def running_server(kind: str, workdir: Path, cpu: int | None, label: str) -> Ite
     log_path = workdir / f"{label}.log"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
-            pinned(argv, cpu),
+            pinned(argv, cpu if workers == 1 else None),
             cwd=cwd,
-            env=server_env(),
+            env=server_env(settings),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -498,7 +534,11 @@ def measure(
     record: dict[str, Any] = {"config": config.key, "round": rnd, "ok": False, "problems": []}
     key = create_key(workdir) if config.credential == "key" else None
     measure_env = wrk_env(key, forged.get("measure"))
-    with running_server(config.server, workdir, args.server_cpu, label) as server:
+    settings: tuple[tuple[str, str], ...] = ()
+    if config.redis:  # each run counts under its own prefix, so no run starts with another's windows
+        prefix = f"garage-tools-bench-{os.getpid()}-{label}:"
+        settings = (("GARAGE_TOOLS_REDIS_URL", args.redis_url), ("GARAGE_TOOLS_REDIS_KEY_PREFIX", prefix))
+    with running_server(config.server, workdir, args.server_cpu, label, settings, config.workers) as server:
         record["response_bytes"] = preflight(server, config, STARTUP_TIMEOUT_S, measure_env)
         time.sleep(0.3)
         if args.warmup > 0:
@@ -746,6 +786,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--server-cpu", type=int, default=0, help="CPU the server is pinned to (default 0)")
     parser.add_argument("--wrk-cpu", type=int, default=1, help="CPU wrk is pinned to (default 1)")
     parser.add_argument("--no-pin", action="store_true", help="do not pin anything with taskset")
+    parser.add_argument(
+        "--redis-url",
+        default=os.environ.get("GARAGE_TOOLS_BENCH_REDIS", "redis://127.0.0.1:6379/0"),
+        help="Redis for the *-redis and workers configs (default: the local one)",
+    )
     parser.add_argument("--keep-logs", action="store_true", help="keep the temporary directory with server logs")
     args = parser.parse_args(argv)
     if not 1 <= args.rounds <= 100:

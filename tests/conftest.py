@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+import uuid
+from collections.abc import AsyncIterator, Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import asyncpg
 import httpx
 import pytest
 
 from garage_tools.store.database import Database
 from tests.fakes.siteverify import FakeSiteverify
 
+T = TypeVar("T")
 POSTGRES_ADMIN_URL = os.environ.get("GARAGE_TOOLS_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 
@@ -36,6 +42,29 @@ class LiveServer:
     workdir: Path
     env: dict[str, str]
     process: subprocess.Popen[bytes]
+    owned_database: bool = False  # a PostgreSQL database made for this server, dropped when it stops
+
+    @property
+    def database_url(self) -> str:
+        """The server's database: its SQLite file, unless its environment names another."""
+        default = f"sqlite+aiosqlite:///{self.workdir / 'var' / 'garage-tools.db'}"
+        return self.env.get("GARAGE_TOOLS_DATABASE_URL", default)
+
+    def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+        """Rows of `sql` (with `$1`-style parameters) run against the server's own database, whichever it is."""
+        url = self.database_url
+        if url.startswith("sqlite"):
+            with sqlite3.connect(url.split(":///", 1)[1]) as db:
+                return [tuple(row) for row in db.execute(re.sub(r"\$[0-9]+", "?", sql), params).fetchall()]
+
+        async def run() -> list[tuple[Any, ...]]:
+            connection = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://"))
+            try:
+                return [tuple(row) for row in await connection.fetch(sql, *params)]
+            finally:
+                await connection.close()
+
+        return _run_async(run())
 
     def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         """Run `garage-tools ARGS` against this server's state (same directory and settings)."""
@@ -58,10 +87,55 @@ class LiveServer:
         return key_id.group(1), plaintext.group(1)
 
 
+#: `make test` runs the suite twice: on the embedded defaults, then with this set to `postgres-redis`, where
+#: every server a test starts gets its own database on the local PostgreSQL and its own keys in the local
+#: Redis (the production topology), unless the test chooses its store itself.
+STACK = os.environ.get("GARAGE_TOOLS_TEST_STACK", "embedded")
+REDIS_URL = os.environ.get("GARAGE_TOOLS_TEST_REDIS", "redis://127.0.0.1:6379/0")
+if STACK not in ("embedded", "postgres-redis"):
+    raise RuntimeError(f"GARAGE_TOOLS_TEST_STACK must be 'embedded' or 'postgres-redis', not {STACK!r}")
+
+
+def _run_async(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run `coroutine` to completion from sync code, even inside a running event loop (a worker thread's loop)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+def postgres_database(name: str, *, drop: bool = False) -> str:
+    """Create (or drop) database `name` on the local PostgreSQL; the asyncpg URL of it."""
+
+    async def run() -> None:
+        admin = await asyncpg.connect(POSTGRES_ADMIN_URL)
+        try:
+            if drop:
+                await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            else:
+                await admin.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await admin.close()
+
+    _run_async(run())
+    return f"{POSTGRES_ADMIN_URL.replace('postgresql://', 'postgresql+asyncpg://').rsplit('/', 1)[0]}/{name}"
+
+
+def _scale_out_env(extra_env: dict[str, str]) -> dict[str, str]:
+    """A fresh PostgreSQL database and Redis key prefix for one server (what the test did not choose itself)."""
+    env: dict[str, str] = {}
+    if "GARAGE_TOOLS_DATABASE_URL" not in extra_env:
+        env["GARAGE_TOOLS_DATABASE_URL"] = postgres_database(f"garage_tools_test_{uuid.uuid4().hex[:12]}")
+    if "GARAGE_TOOLS_REDIS_URL" not in extra_env:
+        env["GARAGE_TOOLS_REDIS_URL"] = REDIS_URL
+        env["GARAGE_TOOLS_REDIS_KEY_PREFIX"] = f"garage-tools-test-{uuid.uuid4().hex[:12]}:"
+    return env
+
+
 def start_server(workdir: Path, extra_env: dict[str, str] | None = None) -> LiveServer:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("GARAGE_TOOLS_")}
-    env.update({"GARAGE_TOOLS_LOG_LEVEL": "warning", **RAISED_LIMITS, **(extra_env or {})})
+    extra_env = extra_env or {}
+    owned = _scale_out_env(extra_env) if STACK == "postgres-redis" else {}
+    env.update({"GARAGE_TOOLS_LOG_LEVEL": "warning", **RAISED_LIMITS, **owned, **extra_env})
     workdir.mkdir(parents=True, exist_ok=True)
     log = (workdir / "server.log").open("wb")
     process = subprocess.Popen(
@@ -83,7 +157,9 @@ def start_server(workdir: Path, extra_env: dict[str, str] | None = None) -> Live
             process.kill()
             raise RuntimeError(f"server did not start:\n{(workdir / 'server.log').read_text()}")
         time.sleep(0.1)
-    return LiveServer(url=url, workdir=workdir, env=env, process=process)
+    return LiveServer(
+        url=url, workdir=workdir, env=env, process=process, owned_database="GARAGE_TOOLS_DATABASE_URL" in owned
+    )
 
 
 def stop_server(server: LiveServer) -> None:
@@ -92,6 +168,9 @@ def stop_server(server: LiveServer) -> None:
         server.process.wait(timeout=10)
     except subprocess.TimeoutExpired:
         server.process.kill()
+        server.process.wait(timeout=10)
+    if server.owned_database:
+        postgres_database(server.database_url.rsplit("/", 1)[1], drop=True)
 
 
 #: Servers started for tests have their limits raised far beyond what the suite sends; tests of

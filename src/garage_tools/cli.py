@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
+import logging.config
 import os
 import signal
 import sys
@@ -20,10 +20,15 @@ from garage_tools import __version__
 from garage_tools.access.caller import Caller, Tier
 from garage_tools.errors import ServiceError
 from garage_tools.knowledge.directory import DIRECTORY_FILES
+from garage_tools.knowledge.labs import FRONT_MATTER_SCHEMA_FILE, LAB_SLUGS, PREVIEW_DIR, LabFrontMatter
 from garage_tools.knowledge.loader import DATA_DIR, DATA_FILES, KnowledgeError
+from garage_tools.knowledge.parts import PART_FILES
+from garage_tools.knowledge.photos import PHOTO_FILES
 from garage_tools.mail.outbox import Outbox
 from garage_tools.mail.transports import transport_from_settings
 from garage_tools.mail.worker import MailWorker
+from garage_tools.observability.logs import log_config
+from garage_tools.observability.multiprocess import shared_metrics_directory
 from garage_tools.partners.commands import partners, promotions
 from garage_tools.registry import dump, invoke
 from garage_tools.services import Services, build_services
@@ -70,15 +75,6 @@ def _settings() -> Settings:
         raise click.ClickException(str(exc)) from exc
 
 
-def _log_config(level: str) -> dict[str, Any]:
-    """uvicorn's logging, plus our own `garage_tools` loggers on the same stream (store outages, errors)."""
-    from uvicorn.config import LOGGING_CONFIG
-
-    config = copy.deepcopy(LOGGING_CONFIG)
-    config["loggers"]["garage_tools"] = {"handlers": ["default"], "level": level.upper(), "propagate": False}
-    return config
-
-
 @click.group()
 @click.version_option(__version__, prog_name="garage-tools")
 def main() -> None:
@@ -112,25 +108,35 @@ def serve(host: str | None, port: int | None, workers: int | None) -> None:
     os.environ.setdefault("GARAGE_TOOLS_DATA_DIR", str(settings.data_dir))
     os.environ.setdefault("GARAGE_TOOLS_DATABASE_URL", settings.db_url)
     database = display_url(settings.db_url)
-    click.echo(f"garage-tools {__version__} on http://{settings.host}:{settings.port} (database {database})")
+    banner = f"garage-tools {__version__} on http://{settings.host}:{settings.port} (database {database})"
+    logging_config = log_config(settings.log_level, settings.log_format)
+    if settings.log_format == "json":  # every line a log pipeline reads is JSON, this one included
+        logging.config.dictConfig(logging_config)
+        logging.getLogger("garage_tools.cli").info("%s", banner)
+    else:
+        click.echo(banner)
     _exit_zero_after_sigterm()
-    uvicorn.run(
-        "garage_tools.app:create_app",
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        workers=settings.workers,
-        log_level=settings.log_level,
-        log_config=_log_config(settings.log_level),
-        proxy_headers=False,  # the access gate reads Forwarded/X-Forwarded-For from trusted proxies only
-        server_header=False,
-        # Bounds on what one client can hold (see connection_limits.py). A string, so workers import it.
-        http="garage_tools.connection_limits:BoundedHttpProtocol",
-        limit_concurrency=settings.max_connections,
-        timeout_keep_alive=settings.keep_alive_timeout_seconds,
-        timeout_graceful_shutdown=settings.graceful_shutdown_seconds,
-        h11_max_incomplete_event_size=settings.max_header_bytes,  # our protocol reads it as its head size cap
-    )
+    # Several workers write their metrics to one directory, which /metrics in any of them adds up.
+    with shared_metrics_directory(settings.workers):
+        uvicorn.run(
+            "garage_tools.app:create_app",
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=settings.workers,
+            log_level=settings.log_level,
+            log_config=logging_config,
+            # uvicorn builds each access line before the logger's level drops it: skip it when it would be dropped.
+            access_log=settings.log_level in ("trace", "debug", "info"),
+            proxy_headers=False,  # the access gate reads Forwarded/X-Forwarded-For from trusted proxies only
+            server_header=False,
+            # Bounds on what one client can hold (see connection_limits.py). A string, so workers import it.
+            http="garage_tools.connection_limits:BoundedHttpProtocol",
+            limit_concurrency=settings.max_connections,
+            timeout_keep_alive=settings.keep_alive_timeout_seconds,
+            timeout_graceful_shutdown=settings.graceful_shutdown_seconds,
+            h11_max_incomplete_event_size=settings.max_header_bytes,  # our protocol reads it as its head size cap
+        )
 
 
 def _exit_zero_after_sigterm() -> None:
@@ -258,7 +264,10 @@ def mail_worker(once: bool) -> None:
         await worker.run_forever(stop)
         click.echo("mail worker stopped", err=True)
 
-    _run(_settings(), work)
+    settings = _settings()
+    # A long-running process of its own: its log lines go out like the server's (format, redaction).
+    logging.config.dictConfig(log_config(settings.log_level, settings.log_format))
+    _run(settings, work)
 
 
 @mail.command("status")
@@ -316,7 +325,8 @@ def knowledge_check() -> None:
         raise click.ClickException(str(exc)) from exc
     click.echo(
         f"ok: {len(loaded.tree.symptoms)} symptoms, {len(loaded.tree.issues)} issues, "
-        f"{len(loaded.costs.regions)} cost regions, {len(loaded.door_styles.styles)} door styles"
+        f"{len(loaded.costs.regions)} cost regions, {len(loaded.door_styles.styles)} door styles, "
+        f"{len(loaded.labs)} labs"
     )
 
 
@@ -325,10 +335,13 @@ def knowledge_check() -> None:
 def knowledge_schemas(out: Path) -> None:
     """Write the JSON Schema of each data file (for editor validation)."""
     out.mkdir(parents=True, exist_ok=True)
-    for name, model in {**DATA_FILES, **DIRECTORY_FILES}.items():
+    for name, model in {**DATA_FILES, **DIRECTORY_FILES, **PHOTO_FILES, **PART_FILES}.items():
         target = out / name.replace(".json", ".schema.json")
         target.write_text(json.dumps(schema_for(model), indent=2) + "\n", encoding="utf-8")
         click.echo(f"wrote {target}")
+    target = out / FRONT_MATTER_SCHEMA_FILE  # the front matter of each labs/<slug>.md
+    target.write_text(json.dumps(schema_for(LabFrontMatter), indent=2) + "\n", encoding="utf-8")
+    click.echo(f"wrote {target}")
 
 
 def schema_for(model: Any) -> dict[str, Any]:
@@ -336,6 +349,44 @@ def schema_for(model: Any) -> dict[str, Any]:
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema.setdefault("properties", {})["$schema"] = {"type": "string"}
     return schema
+
+
+@main.group()
+def labs() -> None:
+    """The interactive labs."""
+
+
+@labs.command("render-previews")
+@click.option("--only", multiple=True, type=click.Choice(LAB_SLUGS), metavar="SLUG", help="Just this lab (repeatable).")
+@click.option("--base-url", default=None, help="Shoot a running service here instead of starting one.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=PREVIEW_DIR,
+    help="Where to write <slug>.png (default: the previews the package serves).",
+)
+@click.option(
+    "--chromium",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="The browser to drive (default /usr/bin/chromium, else Playwright's own).",
+)
+def labs_render_previews(only: tuple[str, ...], base_url: str | None, out: Path, chromium: Path | None) -> None:
+    """Screenshot each lab with headless Chromium and write its 960x540 preview PNG (needs Playwright)."""
+    from contextlib import nullcontext
+
+    from garage_tools.web.previews import PreviewError, Written, local_server, render_previews
+
+    def report(written: Written) -> None:
+        kind = "palette" if written.palette else "full colour"
+        click.echo(f"wrote {written.path} ({written.size / 1024:.0f} KB, {kind})")
+
+    slugs = list(only) or list(LAB_SLUGS)
+    try:
+        with nullcontext(base_url.rstrip("/")) if base_url else local_server() as url:
+            render_previews(url, slugs, out, chromium=chromium, report=report)
+    except PreviewError as exc:
+        raise click.ClickException(str(exc)) from exc
 
 
 if __name__ == "__main__":

@@ -203,6 +203,90 @@ class AmbiguousLocation(ServiceError):
     code = "ambiguous_location"
 
 
+class ProviderUnavailable(ServiceUnavailable):
+    """The language or vision model provider is down, overloaded, timing out or refusing our credentials.
+
+    A 503 with `Retry-After`, like every other outage: the request was fine and may be sent again
+    unchanged. Its own code, so a client can tell "the model is away" (answer without it, or retry
+    later) from "this service is away".
+    """
+
+    code = "provider_unavailable"
+
+
+class ProviderBadReply(ServiceError):
+    """The model answered, but not with what was asked, even after being shown its mistake once.
+
+    502: an upstream fault, not the caller's. Retrying may help (models are not deterministic), so
+    it is worth one more try, but not a loop.
+    """
+
+    status = 502
+    code = "provider_bad_reply"
+
+
+class ImageRejected(ServiceError):
+    """An image argument that cannot be used; each subclass names one reason with its own code."""
+
+    code = "image_rejected"
+
+
+class ImageMissing(ImageRejected):
+    """Neither `image` nor `imageUrl` was sent to a tool that needs a photo."""
+
+    code = "image_missing"
+
+
+class ImageDataUrlPrefix(ImageRejected):
+    """`image.data` starts with `data:…;base64,`: send the base64 text alone."""
+
+    code = "image_data_url_prefix"
+
+
+class ImageBadBase64(ImageRejected):
+    code = "image_bad_base64"
+
+
+class ImageNotAnImage(ImageRejected):
+    """The bytes are not a PNG, JPEG, WebP or GIF image, or the image is truncated or corrupt."""
+
+    code = "image_not_an_image"
+
+
+class ImageTypeMismatch(ImageRejected):
+    """`image.mimeType` is not a supported image type, or not the type the bytes actually are."""
+
+    code = "image_type_mismatch"
+
+
+class ImageTooLarge(ImageRejected):
+    """Too many bytes or too many pixels (which is also how decompression bombs are refused)."""
+
+    code = "image_too_large"
+
+
+class ImageUrlNotHttps(ImageRejected):
+    code = "image_url_not_https"
+
+
+class ImageUrlForbidden(ImageRejected):
+    """`imageUrl` leads to a private, loopback, link-local or metadata address, or to a port other than 443."""
+
+    code = "image_url_forbidden"
+
+
+class ImageFetchFailed(ImageRejected):
+    """`imageUrl` could not be fetched: unknown host, refused, timed out, an error status, too many redirects."""
+
+    code = "image_fetch_failed"
+
+
+class ImageUrlNotImage(ImageRejected):
+    """`imageUrl` answered with a content type other than `image/*`."""
+
+    code = "image_url_not_image"
+
+
 #: Every error class, for documentation and the OpenAPI description.
 ALL_ERRORS: tuple[type[ServiceError], ...] = (
     InvalidJson,
@@ -226,6 +310,18 @@ ALL_ERRORS: tuple[type[ServiceError], ...] = (
     RateLimited,
     InternalError,
     ServiceUnavailable,
+    ProviderUnavailable,
+    ProviderBadReply,
     UnknownLocation,
     AmbiguousLocation,
+    ImageMissing,
+    ImageDataUrlPrefix,
+    ImageBadBase64,
+    ImageNotAnImage,
+    ImageTypeMismatch,
+    ImageTooLarge,
+    ImageUrlNotHttps,
+    ImageUrlForbidden,
+    ImageFetchFailed,
+    ImageUrlNotImage,
 )

@@ -15,12 +15,20 @@ from __future__ import annotations
 from functools import cache
 from typing import Annotated, Any, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, Strict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
 from pydantic.alias_generators import to_camel
 
+
+def _whole_float_as_int(value: Any) -> Any:
+    # JSON Schema's `integer` is any number without a fraction, 5.0 included.
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 #: Input field types that take only what the published schema says: a JSON number (not
-#: "5" or true) and a JSON boolean (not "yes" or 1). Strings and enums stay as they are.
+#: "5" or true), a JSON integer (5 or 5.0, not 5.5, "5" or true) and a JSON boolean (not
+#: "yes" or 1). Strings and enums stay as they are.
 Number = Annotated[float, Strict()]
+WholeNumber = Annotated[int, Strict(), BeforeValidator(_whole_float_as_int)]
 Flag = Annotated[bool, Strict()]
 
 
@@ -39,11 +47,17 @@ class OutputModel(BaseModel):
 class InlineImage(OutputModel):
     """An image carried inside a tool result.
 
-    REST returns it as JSON; the MCP surface also lifts every InlineImage it finds in a
-    result into an MCP `image` content block, so clients that render images show it.
+    REST returns it as JSON. The MCP surface lifts every InlineImage it finds in a result into an
+    MCP `image` content block, so clients that render images show it, and leaves the bytes out of
+    the JSON (text and structured content): an image travels once, not as base64 text a model
+    would have to read.
     """
 
-    data: str = Field(description="Base64-encoded image bytes, without a `data:` prefix.")
+    data: str | None = Field(
+        default=None,
+        description="Base64-encoded image bytes, without a `data:` prefix. Over MCP it is left out here: "
+        "the image is the image content block beside this result.",
+    )
     mime_type: str = Field(description="Image media type, e.g. `image/webp`.")
 
 

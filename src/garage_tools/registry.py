@@ -27,8 +27,10 @@ from garage_tools.errors import (
     UnknownTool,
 )
 from garage_tools.knowledge.loader import Knowledge
+from garage_tools.knowledge.photos import PhotoLibrary, packaged_photo_library
 from garage_tools.mail.outbox import Outbox
 from garage_tools.partners.service import Partners
+from garage_tools.providers.base import Models
 from garage_tools.store.database import Database
 
 log = logging.getLogger(__name__)
@@ -74,6 +76,8 @@ class ToolData:
     database: Database
     outbox: Outbox
     partners: Partners  # the partner directory snapshot and lead recording (routeByZip, getActivePromotions)
+    models: Models = field(default_factory=Models)  # language and vision models; empty when none is configured
+    photos: PhotoLibrary = field(default_factory=packaged_photo_library)  # the reference photo library
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +210,26 @@ def dump(result: BaseModel) -> dict[str, Any]:
     return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+#: JSON of shared, frozen results (a tool that answers many calls with one immutable object), by identity.
+_FROZEN_JSON: dict[int, tuple[BaseModel, bytes]] = {}
+FROZEN_JSON_ENTRIES = 1024
+
+
 def dump_json(result: BaseModel) -> bytes:
-    """`dump` straight to JSON bytes (pydantic-core's serializer; the REST hot path)."""
-    encoded: bytes = result.__pydantic_serializer__.to_json(result, by_alias=True, exclude_none=True)
+    """`dump` straight to JSON bytes (pydantic-core's serializer; the REST hot path).
+
+    A frozen result is encoded once: tools such as diagnose answer every call about the same symptom
+    with one shared, immutable object. The cache holds the object itself, so its id cannot be reused
+    while the entry lives.
+    """
+    if not type(result).model_config.get("frozen"):
+        encoded: bytes = result.__pydantic_serializer__.to_json(result, by_alias=True, exclude_none=True)
+        return encoded
+    cached = _FROZEN_JSON.get(id(result))
+    if cached is not None and cached[0] is result:
+        return cached[1]
+    encoded = result.__pydantic_serializer__.to_json(result, by_alias=True, exclude_none=True)
+    if len(_FROZEN_JSON) >= FROZEN_JSON_ENTRIES:
+        _FROZEN_JSON.clear()
+    _FROZEN_JSON[id(result)] = (result, encoded)
     return encoded

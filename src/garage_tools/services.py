@@ -15,8 +15,10 @@ from garage_tools.access.challenge import ChallengeVerifier
 from garage_tools.access.keys import KeyCache, KeyService
 from garage_tools.access.ratelimit import RateLimiter, RedisCounters
 from garage_tools.knowledge.loader import Knowledge, load_knowledge
+from garage_tools.knowledge.photos import PhotoLibrary, load_photo_library
 from garage_tools.mail.outbox import Outbox
 from garage_tools.partners.service import Partners
+from garage_tools.providers.factory import build_models
 from garage_tools.registry import ToolContext, ToolData
 from garage_tools.settings import Settings
 from garage_tools.store.api_keys import ApiKeyRepository
@@ -34,6 +36,7 @@ class Services:
     limiter: RateLimiter
     challenge: ChallengeVerifier
     outbox: Outbox
+    photos: PhotoLibrary  # read and checked here, so a bad operator manifest stops start-up
 
     @functools.cached_property
     def tool_data(self) -> ToolData:
@@ -42,6 +45,8 @@ class Services:
             database=self.database,
             outbox=self.outbox,
             partners=Partners.over(self.database, refresh_seconds=self.settings.partner_refresh_seconds),
+            models=build_models(self.settings),
+            photos=self.photos,
         )
 
     def tool_context(self, caller: Caller, base_url: str, idempotency_key: str | None = None) -> ToolContext:
@@ -59,9 +64,11 @@ class Services:
             await self.database.migrate()
         log.info("%s", self.challenge.describe())
         log.info("rate limits: counted in %s", "Redis" if self.limiter.backend == "redis" else "process memory")
+        log.info("%s", self.tool_data.models.describe())
 
     async def close(self) -> None:
         await self.tool_data.partners.close()  # leads still waiting are written before the store closes
+        await self.tool_data.models.aclose()
         await self.keys.drain()
         await self.challenge.aclose()
         await self.limiter.close()
@@ -71,7 +78,7 @@ class Services:
 def build_services(settings: Settings) -> Services:
     """Load and check the knowledge base and open the database (no I/O beyond reading data files)."""
     database = Database(settings.db_url)
-    shared = RedisCounters(settings.redis_url) if settings.redis_url else None
+    shared = RedisCounters(settings.redis_url, prefix=settings.redis_key_prefix) if settings.redis_url else None
     return Services(
         settings=settings,
         knowledge=load_knowledge(),
@@ -80,4 +87,5 @@ def build_services(settings: Settings) -> Services:
         limiter=RateLimiter(shared),
         challenge=ChallengeVerifier.from_settings(settings),
         outbox=Outbox.from_settings(database, settings),
+        photos=load_photo_library(settings.reference_photos_manifest),
     )

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 from email.utils import formataddr, parseaddr
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 CommaList = Annotated[list[str], NoDecode]
+ProviderName = Literal["none", "openai", "anthropic"]
+
+#: Where each model provider's API lives when no base URL is set.
+PROVIDER_BASE_URLS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 
 
 def _split_commas(value: object) -> object:
@@ -30,7 +34,11 @@ class Settings(BaseSettings):
     """Runtime configuration. Every field can be set as `GARAGE_TOOLS_<FIELD>`."""
 
     model_config = SettingsConfigDict(
-        env_prefix="GARAGE_TOOLS_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+        env_prefix="GARAGE_TOOLS_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        hide_input_in_errors=True,  # a settings error must not print the API keys and passwords it was given
     )
 
     host: str = Field(default="127.0.0.1", description="Interface `serve` binds to.")
@@ -148,6 +156,13 @@ class Settings(BaseSettings):
         "Default: counted in each process's memory.",
         repr=False,
     )
+    redis_key_prefix: str = Field(
+        default="garage-tools:",
+        min_length=1,
+        max_length=64,
+        description="Prefix of every key this service writes in Redis: give each deployment that shares one "
+        "Redis server its own.",
+    )
     key_cache_seconds: float = Field(
         default=5.0,
         ge=0,
@@ -177,7 +192,29 @@ class Settings(BaseSettings):
             "reaches every running process within this many seconds."
         ),
     )
+    reference_photos_manifest: Path | None = Field(
+        default=None,
+        description=(
+            "A reference photo manifest of your own (JSON, the packaged `photos/manifest.json` format; files "
+            "relative to it) for getInspectionReferencePhotos and /photos/. Checked at start-up. Default: the "
+            "packaged illustrations."
+        ),
+    )
     log_level: str = Field(default="info", description="uvicorn and application log level.")
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description=(
+            "`text`: uvicorn's lines, for a terminal. `json`: one JSON object per line, for a log pipeline "
+            "(production). Both carry each request's id and never a key, token or e-mail address."
+        ),
+    )
+    metrics_token: SecretStr | None = Field(
+        default=None,
+        description=(
+            "Bearer token `/metrics` requires (`Authorization: Bearer <token>`); never logged or printed. "
+            "Unset: `/metrics` is open, so block it at the proxy."
+        ),
+    )
 
     smtp_host: str | None = Field(
         default=None,
@@ -212,6 +249,43 @@ class Settings(BaseSettings):
         description="Run the mail worker inside the service. Turn off when `garage-tools mail worker` runs separately.",
     )
 
+    llm_provider: ProviderName = Field(
+        default="none",
+        description=(
+            "Language model behind diagnose's `useLlmFallback`: `openai` (any OpenAI-compatible Chat Completions "
+            "server: OpenAI, Ollama, vLLM, LM Studio), `anthropic` (Messages API), or `none` (offline matcher)."
+        ),
+    )
+    llm_base_url: str | None = Field(
+        default=None,
+        description="API base URL, e.g. `http://127.0.0.1:11434/v1` for Ollama. Default: the provider's own API.",
+    )
+    llm_model: str | None = Field(default=None, description="Model name; required when a provider is set.")
+    llm_api_key: SecretStr | None = Field(
+        default=None, description="API key; never logged or printed. Optional for local OpenAI-compatible servers."
+    )
+    llm_timeout_seconds: float = Field(
+        default=30.0, gt=0, le=300, description="Seconds to wait for one reply from a model (connecting: at most 5)."
+    )
+    llm_max_retries: int = Field(
+        default=2,
+        ge=0,
+        le=10,
+        description="Retries after a 429, a 5xx, a timeout or a connection failure, with exponential backoff.",
+    )
+    vision_provider: ProviderName | None = Field(
+        default=None, description="Model provider for photo tools. Default: `llm_provider` (`none` turns it off)."
+    )
+    vision_base_url: str | None = Field(
+        default=None, description="Default: `llm_base_url` when the provider is the same, else the provider's API."
+    )
+    vision_model: str | None = Field(
+        default=None, description="A model that reads images. Default: `llm_model` when the provider is the same."
+    )
+    vision_api_key: SecretStr | None = Field(
+        default=None, description="Default: `llm_api_key` when the provider is the same; never logged or printed."
+    )
+
     _split_hosts = field_validator(
         "allowed_hosts", "allowed_origins", "challenge_hostnames", "trusted_proxies", mode="before"
     )(_split_commas)
@@ -220,6 +294,12 @@ class Settings(BaseSettings):
     @classmethod
     def _blank_challenge_setting_is_none(cls, value: object) -> object:
         # An empty GARAGE_TOOLS_CHALLENGE_SECRET= line must mean "off", not "verify with an empty secret".
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("metrics_token", mode="before")
+    @classmethod
+    def _blank_metrics_token_is_none(cls, value: object) -> object:
+        # An empty GARAGE_TOOLS_METRICS_TOKEN= line must mean "open", not "the empty string is the token".
         return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("challenge_verify_url")
@@ -248,10 +328,54 @@ class Settings(BaseSettings):
             raise ValueError("mail_from must be an address such as 'Garage Door Tools <no-reply@example.com>'")
         return formataddr((name, address)) if name else address
 
+    @field_validator("reference_photos_manifest", mode="before")
+    @classmethod
+    def _blank_path_is_none(cls, value: object) -> object:
+        # An empty GARAGE_TOOLS_REFERENCE_PHOTOS_MANIFEST= line means "the packaged photos", not the current directory.
+        return None if isinstance(value, str) and not value.strip() else value
+
     @field_validator("smtp_host", "smtp_username")
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
         return value or None
+
+    @field_validator(
+        "llm_provider",
+        "llm_base_url",
+        "llm_model",
+        "llm_api_key",
+        "vision_provider",
+        "vision_base_url",
+        "vision_model",
+        "vision_api_key",
+        mode="before",
+    )
+    @classmethod
+    def _blank_provider_setting_is_unset(cls, value: object, info: ValidationInfo) -> object:
+        # An empty `GARAGE_TOOLS_LLM_API_KEY=` line means "no key", not "send an empty key".
+        if isinstance(value, str):
+            value = value.strip()
+            if info.field_name in ("llm_provider", "vision_provider"):
+                value = value.lower()
+            if not value:
+                return "none" if info.field_name == "llm_provider" else None
+        return value
+
+    @model_validator(mode="after")
+    def _resolve_providers(self) -> Settings:
+        """Fill the vision settings from the language ones, apply default base URLs, refuse what cannot work."""
+        if self.vision_provider in (None, self.llm_provider):
+            self.vision_provider = self.llm_provider
+            self.vision_base_url = self.vision_base_url or self.llm_base_url
+            self.vision_model = self.vision_model or self.llm_model
+            self.vision_api_key = self.vision_api_key or self.llm_api_key
+        self.llm_base_url = _check_provider(
+            "LLM", self.llm_provider, self.llm_base_url, self.llm_model, self.llm_api_key
+        )
+        self.vision_base_url = _check_provider(
+            "VISION", self.vision_provider, self.vision_base_url, self.vision_model, self.vision_api_key
+        )
+        return self
 
     @property
     def mail_from_address(self) -> str:
@@ -261,6 +385,8 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _resolve_paths(self) -> Settings:
         self.data_dir = self.data_dir.expanduser().resolve()
+        if self.reference_photos_manifest is not None:
+            self.reference_photos_manifest = self.reference_photos_manifest.expanduser().resolve()
         if self.database_url is None:
             self.database_url = f"sqlite+aiosqlite:///{self.data_dir / 'garage-tools.db'}"
         else:
@@ -305,3 +431,27 @@ class Settings(BaseSettings):
             origins.append(f"{parts.scheme}://{parts.netloc}")
         origins += [origin.rstrip("/") for origin in self.allowed_origins]
         return origins
+
+
+def _check_provider(
+    prefix: str, provider: str, base_url: str | None, model: str | None, api_key: SecretStr | None
+) -> str | None:
+    """The provider's base URL with the default applied; a `ValueError` naming the variable to set otherwise.
+
+    Checked at start-up so that a half-configured provider stops the service with one clear line
+    instead of failing on the first homeowner's request.
+    """
+    if provider == "none":
+        return base_url
+    variable = f"GARAGE_TOOLS_{prefix}"
+    if not model:
+        raise ValueError(f"{variable}_MODEL is required when {variable}_PROVIDER={provider}")
+    url = (base_url or PROVIDER_BASE_URLS[provider]).rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"{variable}_BASE_URL must be an absolute http(s) URL, e.g. http://127.0.0.1:11434/v1")
+    has_key = api_key is not None and bool(api_key.get_secret_value())
+    public_api = parts.hostname in ("api.openai.com", "api.anthropic.com")
+    if not has_key and (provider == "anthropic" or public_api):
+        raise ValueError(f"{variable}_API_KEY is required for {url} (only local servers work without a key)")
+    return url

@@ -4,7 +4,7 @@
 tests/conformance/node_modules. The suite runs every scenario (`--suite all`) against the public
 `/mcp` endpoint of the `live_server` with the committed baseline
 tests/conformance/expected-failures.yml, which lists only checks that need the suite's own
-fixture tools, prompts and resources or capabilities this tools-only server does not offer.
+fixture tools, prompts and resources or capabilities this server does not offer.
 The suite cannot send an `Authorization` header, so `/mcp-pro` is checked through a small
 loopback proxy that adds one. See tests/conformance/README.md.
 """
@@ -42,7 +42,7 @@ SUITE = CONFORMANCE / "node_modules" / "@modelcontextprotocol" / "conformance" /
 BASELINE = CONFORMANCE / "expected-failures.yml"
 SETUP = REPO / "scripts" / "setup-conformance.sh"
 
-SPEC_VERSIONS = ("2025-11-25", "2026-07-28")
+SPEC_VERSIONS = ("2025-06-18", "2025-11-25", "2026-07-28")
 SUITE_TIMEOUT = 180  # seconds for one suite run; a full run takes about a second
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 RESULT_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$")

@@ -1,4 +1,4 @@
-"""The 2026-07-28 tools/call fast path answers exactly as the SDK does, and steps aside otherwise."""
+"""The MCP fast path answers exactly as the SDK does, on every revision, and steps aside otherwise."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from garage_tools.access.gate import McpGate
 from garage_tools.app import build_access
 from garage_tools.services import build_services
 from garage_tools.settings import Settings
-from garage_tools.surfaces.mcp import McpSurface, build_server
-from garage_tools.surfaces.mcp_fast import FastToolCall
+from garage_tools.surfaces.mcp import McpSurface, build_server, tool_listing
+from garage_tools.surfaces.mcp_fast import FastPath
 from garage_tools.surfaces.responses import send_error
 from garage_tools.tools import build_registry
 from tests.conftest import LiveServer, start_server, stop_server
@@ -39,6 +39,21 @@ def call(name: str, arguments: Any, request_id: Any = 1, **extra: Any) -> tuple[
     return headers, {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
 
 
+def legacy(
+    method: str, params: Any = None, revision: str = "2025-11-25", request_id: Any = 1
+) -> tuple[dict[str, str], dict[str, Any]]:
+    """A message as a client on a handshake revision sends it once initialized (no routing headers)."""
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": revision,
+    }
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        body["params"] = params
+    return headers, body
+
+
 CASES = {
     "answer": call("diagnose", {"description": "loud bang"}),
     "no match": call("diagnose", {"description": "hello"}, request_id="req-7"),
@@ -53,7 +68,23 @@ CASES = {
     ),
     "extra params": call("diagnose", {"description": "loud bang"}, task={"ttl": 1000}),
     "bad id": call("diagnose", {"description": "loud bang"}, request_id=None),
+    "2025-11-25 answer": legacy("tools/call", {"name": "diagnose", "arguments": {"description": "loud bang"}}),
+    "2025-06-18 answer": legacy(
+        "tools/call", {"name": "costEstimate", "arguments": {"issueKey": "broken_spring"}}, "2025-06-18", "a"
+    ),
+    "2025-11-25 no arguments": legacy("tools/call", {"name": "diagnose"}),
+    "2025-11-25 invalid arguments": legacy("tools/call", {"name": "costEstimate", "arguments": {"issueKey": "?"}}),
+    "2025-11-25 unknown tool": legacy("tools/call", {"name": "fixMyDoor", "arguments": {}}),
+    "2025-11-25 progress token": legacy(
+        "tools/call", {"name": "diagnose", "arguments": {"description": "x"}, "_meta": {"progressToken": 3}}
+    ),
+    "2025-11-25 list": legacy("tools/list"),
+    "2025-06-18 list with params": legacy("tools/list", {}, "2025-06-18", "list-1"),
+    "2025-11-25 list with cursor": legacy("tools/list", {"cursor": "x"}),
 }
+
+#: Cases the fast path must answer itself (the rest go to the SDK).
+FAST_CASES = ("answer", "2025-11-25 answer", "2025-06-18 answer", "2025-11-25 list", "2025-06-18 list with params")
 
 
 @pytest.fixture(scope="module")
@@ -107,13 +138,16 @@ def _scope(headers: dict[str, str]) -> dict[str, Any]:
     }
 
 
-async def test_plain_calls_never_reach_the_sdk(tmp_path: Path) -> None:
+@pytest.mark.parametrize("case", FAST_CASES)
+async def test_plain_messages_never_reach_the_sdk(case: str, tmp_path: Path) -> None:
     services = build_services(Settings(_env_file=None, data_dir=tmp_path))  # type: ignore[call-arg]
     registry = build_registry()
     server = build_server(registry, services)
-    surface = McpSurface(_exploding_sdk, FastToolCall(registry, services, server.server_info_stamp))
-    gate = McpGate(build_access(services, registry), surface, send_error, name="mcp", pro=False)
-    headers, body = CASES["answer"]
+    fast = FastPath(registry, services, server.server_info_stamp, tool_listing(registry))
+    gate = McpGate(
+        build_access(services, registry), McpSurface(_exploding_sdk, fast), send_error, name="mcp", pro=False
+    )
+    headers, body = CASES[case]
     sent = _Sent()
     payload = json.dumps(body).encode()
 
@@ -123,5 +157,10 @@ async def test_plain_calls_never_reach_the_sdk(tmp_path: Path) -> None:
     await gate(_scope(headers), receive, sent)
     assert sent.messages[0]["status"] == 200
     answer = json.loads(sent.messages[1]["body"])
-    assert answer["result"]["structuredContent"]["symptom"]["key"] == "banging_noise"
+    assert answer["id"] == body["id"]
+    if body["method"] == "tools/list":
+        assert [tool["name"] for tool in answer["result"]["tools"]] == registry.names
+    else:
+        assert answer["result"]["isError"] is False
+        assert answer["result"]["structuredContent"]
     await services.close()

@@ -10,7 +10,6 @@ import email
 import email.policy
 import itertools
 import re
-import sqlite3
 import time
 import uuid
 from collections.abc import Iterator
@@ -53,9 +52,7 @@ def csrf_of(page: httpx.Response) -> str:
 
 def mails_to(server: LiveServer, address: str) -> list[str]:
     """The text of every message queued to `address`, oldest first (read from the durable outbox)."""
-    with sqlite3.connect(server.workdir / "var" / "garage-tools.db") as db:
-        rows = db.execute("SELECT text_body FROM outbox WHERE to_address = ? ORDER BY id", (address,)).fetchall()
-    return [row[0] for row in rows]
+    return [row[0] for row in server.query("SELECT text_body FROM outbox WHERE to_address = $1 ORDER BY id", address)]
 
 
 def latest_link(server: LiveServer, address: str) -> str:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from pydantic import ValidationError
 
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.tools.diagnose import diagnose_text
@@ -136,3 +139,30 @@ def test_no_match_is_a_helpful_answer(knowledge: Knowledge) -> None:
         assert symptom is not None
         recognised.add(symptom.key)
     assert recognised == set(CHIPS.values())  # one per symptom
+
+
+def test_a_repeated_description_is_answered_from_the_recent_matches(knowledge: Knowledge) -> None:
+    from garage_tools.knowledge.matcher import RECENT_MATCHES, SymptomMatcher
+
+    matcher = SymptomMatcher(knowledge.tree)
+    first = matcher.match("my door makes a loud bang")
+    assert first is not None and first.symptom.key == "banging_noise"
+    assert matcher.match("my door makes a loud bang") is first  # the same object: no second matching pass
+    assert matcher.match("my door makes a LOUD bang") == first  # a new text is matched afresh, the same way
+    for n in range(RECENT_MATCHES + 10):
+        matcher.match(f"door {n}")
+    assert len(matcher._recent) <= RECENT_MATCHES
+    assert matcher.match("my door makes a loud bang") == first
+
+
+def test_a_shared_answer_is_encoded_to_json_once(knowledge: Knowledge) -> None:
+    from garage_tools.registry import dump, dump_json
+
+    first = diagnose_text(knowledge, "loud bang")
+    again = diagnose_text(knowledge, "loud bang")
+    assert again is first  # one immutable answer per symptom and phrase
+    encoded = dump_json(first)
+    assert dump_json(again) is encoded  # the same bytes object: no second encoding
+    assert json.loads(encoded) == dump(first)
+    with pytest.raises(ValidationError):
+        first.safety_flag = False  # frozen: a shared answer cannot be changed under other callers

@@ -284,6 +284,19 @@ async def test_two_processes_sharing_redis_count_together(redis_keys: coredis.Re
     assert all(d.states[0].remaining == 0 for d in decisions if not d.allowed)
 
 
+async def test_deployments_with_their_own_key_prefix_count_apart(redis_keys: coredis.Redis[bytes], run_id: str) -> None:
+    ours = RateLimiter(RedisCounters(REDIS_URL, prefix=f"garage-tools-{run_id}-a:"))
+    theirs = RateLimiter(RedisCounters(REDIS_URL, prefix=f"garage-tools-{run_id}-b:"))
+    limits = [policy(run_id, "apart", "3/minute")]
+    for _ in range(3):
+        assert (await ours.check("203.0.113.51", limits)).allowed
+    assert not (await ours.check("203.0.113.51", limits)).allowed
+    assert (await theirs.check("203.0.113.51", limits)).allowed  # the same caller, another deployment's window
+    written = [key async for key in redis_keys.scan_iter(match=f"garage-tools-{run_id}-*")]
+    assert len(written) == 2
+    await redis_keys.delete(written)
+
+
 async def test_unreachable_redis_falls_back_to_exact_counting_in_memory(
     caplog: pytest.LogCaptureFixture, clock: StepClock
 ) -> None:

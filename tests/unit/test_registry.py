@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -123,7 +124,13 @@ async def test_images_in_results_become_mcp_image_blocks() -> None:
     mcp = tool_result(result)
     assert [block["type"] for block in mcp["content"]] == ["text", "image"]
     assert mcp["content"][1]["mimeType"] == "image/png"
-    assert mcp["structuredContent"] == dump(result)
+    # The bytes travel once, in the image block: the JSON keeps everything else of the image.
+    image_bytes = mcp["content"][1]["data"]
+    assert image_bytes == inline_images(result)[0].data
+    assert image_bytes not in mcp["content"][0]["text"]
+    expected = dump(result)
+    assert "data" in json.dumps(expected)
+    assert mcp["structuredContent"] == json.loads(json.dumps(expected).replace(f'"data": "{image_bytes}", ', ""))
 
 
 def test_duplicate_names_are_refused() -> None:
@@ -140,8 +147,7 @@ def test_the_service_registry_declares_its_tools_completely() -> None:
 
 
 def test_auth_policy_reaches_openapi_and_the_mcp_listing() -> None:
-    # No shipped tool is bearer-only yet (retrieveLabContext and identifyOpener will be):
-    # the generated surfaces must already tell the two policies apart.
+    # A test registry with one tool of each policy: the generated surfaces must tell them apart.
     from garage_tools.surfaces.mcp import mcp_tool
     from garage_tools.surfaces.openapi import openapi_document
 

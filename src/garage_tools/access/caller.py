@@ -7,6 +7,9 @@ from enum import StrEnum
 
 from garage_tools.errors import ServiceError
 
+#: The surfaces that deliver a result's images as MCP image content blocks (the gate names callers by endpoint).
+MCP_SURFACES = frozenset({"mcp", "mcp-pro"})
+
 
 class Tier(StrEnum):
     PUBLIC = "public"
@@ -34,6 +37,11 @@ class Caller:
     @classmethod
     def anonymous(cls, surface: str, ip: str | None = None) -> Caller:
         return cls(tier=Tier.PUBLIC, surface=surface, ip=ip, partition=f"public:{ip}")
+
+    @property
+    def takes_image_blocks(self) -> bool:
+        """Whether images in this caller's results reach it as image content (MCP), not as JSON it must read."""
+        return self.surface in MCP_SURFACES
 
     @property
     def has_bearer(self) -> bool:

@@ -50,6 +50,7 @@ from garage_tools.errors import (
     ServiceError,
     UnsupportedMediaType,
 )
+from garage_tools.observability.request_id import note_tool
 from garage_tools.registry import Registry, Tool
 
 _TIER_NAMES = {tier: tier.value for tier in Tier}  # enum attribute access is slow on the hot path
@@ -345,6 +346,7 @@ class McpGate:
                     request.response_headers = [h for h in decision.headers() if h[0] == b"retry-after"]
             return request
         request.tool = access.registry.find(call)
+        note_tool(call)  # for the request metrics: on MCP only the body names the tool
         if caller.credential_error is not None:
             request.denial = caller.credential_error
             return request

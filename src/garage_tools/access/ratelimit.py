@@ -16,6 +16,7 @@ into a full outage of a free public API.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import math
@@ -26,11 +27,13 @@ from typing import Any, Protocol, cast
 
 import coredis
 from coredis.exceptions import ConnectionError as RedisConnectionError
+from coredis.exceptions import RedisError
 from coredis.exceptions import TimeoutError as RedisTimeoutError
 from coredis.typing import Serializable
 from limits import parse_many
 
 from garage_tools.errors import RateLimited
+from garage_tools.observability.metrics import count_rate_limited
 
 log = logging.getLogger(__name__)
 
@@ -215,23 +218,38 @@ return out
 class RedisCounters:
     """Counters shared by every process and host through one Redis server."""
 
-    def __init__(self, url: str, *, timeout: float = 0.5) -> None:
+    def __init__(self, url: str, *, prefix: str = "garage-tools:", timeout: float = 0.5) -> None:
         self.client: coredis.Redis[bytes] = coredis.Redis.from_url(
             url, connect_timeout=timeout, stream_timeout=timeout, verify_version=False
         )
         self.script = self.client.register_script(_TAKE)
+        self.prefix = f"{prefix}rl:"
 
     async def take(self, slots: Sequence[Slot], cost: int) -> tuple[bool, list[tuple[int, int]]]:
         args: list[str | bytes | int | float | Serializable[Any]] = [cost]
         for _, limit, seconds in slots:
             args += [limit, seconds]
-        reply = await self.script(keys=[f"garage-tools:rl:{key}" for key, _, _ in slots], args=args)
+        reply = await self.script(keys=[f"{self.prefix}{key}" for key, _, _ in slots], args=args)
         values = [int(v) for v in cast(list[int], reply)]
         pairs = [(values[i], math.ceil(values[i + 1] / 1000)) for i in range(1, len(values), 2)]
         return values[0] == 1, pairs
 
+    async def ping(self, seconds: float) -> bool:
+        """Whether Redis answers a PING within `seconds`."""
+        try:
+            async with asyncio.timeout(seconds):
+                await self.client.ping()
+        except (RedisError, OSError, TimeoutError):
+            return False
+        return True
+
     async def close(self) -> None:
         pass  # coredis closes its pool when the client is collected
+
+
+def _count_refusal(windows: Sequence[Window], counts: Sequence[tuple[int, int]], cost: int) -> None:
+    """Count a refusal for metrics, under each window that had no room for `cost`."""
+    count_rate_limited(w.name for w, (count, _) in zip(windows, counts, strict=True) if count + cost > w.limit)
 
 
 class RateLimiter:
@@ -252,15 +270,26 @@ class RateLimiter:
         windows, policy_header = _flatten(tuple(policies))
         slots = [(f"{w.name}:{partition}", w.limit, w.seconds) for w in windows]
         allowed, counts = await self._take(slots, cost)
+        if not allowed:
+            _count_refusal(windows, counts, cost)
         return Decision(allowed, windows, counts, policy_header)
 
     async def peek(self, partition: str, policies: Sequence[Policy]) -> Decision:
-        """Whether `partition` still has room in every window, without counting anything."""
+        """Whether `partition` still has room in every window, without counting a hit.
+
+        No room is recorded as a refusal in the metrics, like a refused `check`: the caller refuses the call.
+        """
         windows, policy_header = _flatten(tuple(policies))
         slots = [(f"{w.name}:{partition}", w.limit, w.seconds) for w in windows]
         _, counts = await self._take(slots, 0)
         room = all(count < w.limit for w, (count, _) in zip(windows, counts, strict=True))
+        if not room:
+            _count_refusal(windows, counts, 1)
         return Decision(room, windows, counts, policy_header)
+
+    async def ping(self, seconds: float = 1.0) -> bool | None:
+        """Whether Redis answers within `seconds` (for /readyz and /metrics); None when limits are counted in memory."""
+        return await self.shared.ping(seconds) if self.shared is not None else None
 
     async def _take(self, slots: Sequence[Slot], cost: int) -> tuple[bool, list[tuple[int, int]]]:
         if self.shared is not None and self.clock() >= self._retry_redis_at:

@@ -12,8 +12,18 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from garage_tools.knowledge.checklist import InspectionChecklist
+from garage_tools.knowledge.lab_index import SynonymList
+from garage_tools.knowledge.labs import LabLibrary, load_labs
 from garage_tools.knowledge.matcher import SymptomMatcher
-from garage_tools.knowledge.schemas import CostCatalog, CostRegion, DiagnosticTree, DoorStyleCatalog
+from garage_tools.knowledge.openers import OpenerCatalog
+from garage_tools.knowledge.schemas import (
+    CostCatalog,
+    CostRegion,
+    DiagnosticTree,
+    DoorStyleCatalog,
+    SymptomExemplars,
+)
+from garage_tools.knowledge.semantic import SemanticMatcher
 
 DATA_DIR = Path(__file__).parent / "data"
 
@@ -23,6 +33,9 @@ DATA_FILES: dict[str, type[BaseModel]] = {
     "costs.json": CostCatalog,
     "door_styles.json": DoorStyleCatalog,
     "inspection_items.json": InspectionChecklist,
+    "symptom_exemplars.json": SymptomExemplars,
+    "openers.json": OpenerCatalog,
+    "lab_synonyms.json": SynonymList,
 }
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -55,10 +68,19 @@ class Knowledge:
     costs: CostCatalog
     door_styles: DoorStyleCatalog
     checklist: InspectionChecklist
+    exemplars: SymptomExemplars
+    openers: OpenerCatalog
+    labs: LabLibrary
+    lab_synonyms: SynonymList  # homeowners' words for the labs' vocabulary (retrieveLabContext)
 
     @cached_property
     def matcher(self) -> SymptomMatcher:
         return SymptomMatcher(self.tree)
+
+    @cached_property
+    def semantic_matcher(self) -> SemanticMatcher:
+        """diagnose's offline fallback: nearest example phrasing, for text no phrase matches."""
+        return SemanticMatcher(self.tree, self.exemplars, self.matcher)
 
     _derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -99,6 +121,10 @@ def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:
         costs=_read(directory, "costs.json", CostCatalog),
         door_styles=_read(directory, "door_styles.json", DoorStyleCatalog),
         checklist=_read(directory, "inspection_items.json", InspectionChecklist),
+        exemplars=_read(directory, "symptom_exemplars.json", SymptomExemplars),
+        openers=_read(directory, "openers.json", OpenerCatalog),
+        labs=load_labs(directory / "labs"),
+        lab_synonyms=_read(directory, "lab_synonyms.json", SynonymList),
     )
     missing = sorted(set(knowledge.tree.issues) - set(knowledge.costs.issues))
     extra = sorted(set(knowledge.costs.issues) - set(knowledge.tree.issues))
@@ -115,4 +141,11 @@ def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:
     unknown = sorted({i.issue_key for i in knowledge.checklist.items if i.issue_key} - set(knowledge.tree.issues))
     if unknown:
         raise KnowledgeError(f"inspection_items.json names issue keys diagnostic_tree.json lacks: {unknown}")
+    symptoms, examples = {s.key for s in knowledge.tree.symptoms}, set(knowledge.exemplars.exemplars)
+    if symptoms != examples:
+        raise KnowledgeError(
+            f"symptom_exemplars.json must give examples for exactly the tree's symptoms: "
+            f"missing {sorted(symptoms - examples)}, unknown {sorted(examples - symptoms)}"
+        )
+    _ = knowledge.semantic_matcher
     return knowledge

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from garage_tools.knowledge.schemas import DiagnosticTree, Symptom
 
 MAX_GAP = 3
+#: How many recent descriptions `match` remembers (the cache is cleared when full).
+RECENT_MATCHES = 4096
 
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -115,6 +117,8 @@ class SymptomMatcher:
                     self._deletes.setdefault(variant, set()).add(word)
         # Every token seen so far and what it corrects to (vocabulary words map to themselves).
         self._corrections: dict[str, str] = {word: word for word in vocabulary}
+        # Recent descriptions and their match: agents and widgets send the same few phrases again and again.
+        self._recent: dict[str, Match | None] = {}
 
     @property
     def patterns(self) -> Sequence[Pattern]:
@@ -166,6 +170,17 @@ class SymptomMatcher:
 
     def match(self, text: str) -> Match | None:
         """The best-matching symptom for `text`, or None when no phrase matches."""
+        try:
+            return self._recent[text]
+        except KeyError:
+            pass
+        found = self._match(text)
+        if len(self._recent) >= RECENT_MATCHES:
+            self._recent.clear()  # bounded, and cheap: a cleared cache refills with what is asked now
+        self._recent[text] = found
+        return found
+
+    def _match(self, text: str) -> Match | None:
         tokens = self.normalise(text)
         best: tuple[tuple[int, int], Pattern] | None = None
         for start, token in enumerate(tokens):

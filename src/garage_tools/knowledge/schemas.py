@@ -123,6 +123,19 @@ class DiagnosticTree(DataModel):
         return self
 
 
+class SymptomExemplars(DataModel):
+    """Example phrasings per symptom for diagnose's offline fallback (knowledge/semantic.py)."""
+
+    exemplars: dict[Key, Annotated[list[Text], Field(min_length=3)]] = Field(
+        description=(
+            "Symptom key -> several ways homeowners describe it, in plain words and in different words from "
+            "the tree's phrases. Used only when no phrase matches and the caller asked for the fallback: the "
+            "description is compared with every example, and the nearest wins if it is close enough. Keep "
+            "them generic (no typos: the matcher corrects those)."
+        )
+    )
+
+
 # --- costs ------------------------------------------------------------------------------
 
 

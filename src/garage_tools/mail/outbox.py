@@ -77,6 +77,14 @@ class DeadMessage:
 
 
 @dataclass(frozen=True, slots=True)
+class OutboxDepth:
+    """What the metrics report: messages still to deliver or given up on, and the oldest one waiting."""
+
+    counts: dict[str, int]  # pending, sending and dead; sent messages (the bulk of the table) are not counted
+    oldest_waiting: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
 class OutboxSummary:
     """What `mail status` shows."""
 
@@ -226,6 +234,21 @@ class Outbox:
                 )
                 released += result.rowcount  # type: ignore[attr-defined]
         return released
+
+    async def depth(self) -> OutboxDepth:
+        """Counts of pending, sending and dead messages and the oldest waiting one (two indexed queries)."""
+        unsent = (PENDING, SENDING, DEAD)
+        async with self.database.session() as session:
+            counted = await session.execute(
+                select(OutboxMessage.status, func.count())
+                .where(OutboxMessage.status.in_(unsent))
+                .group_by(OutboxMessage.status)
+            )
+            counts = dict.fromkeys(unsent, 0) | {status: int(n) for status, n in counted.all()}
+            oldest = await session.scalar(
+                select(func.min(OutboxMessage.created_at)).where(OutboxMessage.status.in_((PENDING, SENDING)))
+            )
+        return OutboxDepth(counts=counts, oldest_waiting=_aware(oldest) if oldest else None)
 
     async def summary(self, dead_limit: int = 20) -> OutboxSummary:
         """Counts by status, the oldest message still waiting, and the newest dead ones with their errors."""

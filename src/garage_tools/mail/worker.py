@@ -25,6 +25,7 @@ from email.utils import parseaddr
 from garage_tools.mail.message import QueuedMail, compose
 from garage_tools.mail.outbox import Outbox
 from garage_tools.mail.transports import PermanentFailure, Transport, transport_from_settings
+from garage_tools.observability.metrics import count_mail_delivery
 from garage_tools.settings import Settings
 from garage_tools.store.database import Database
 
@@ -123,6 +124,7 @@ class MailWorker:
                 released = await self.outbox.release(claimed[index:])
                 return BatchResult(len(claimed), sent, retrying, dead, released)
             outcome = await self._deliver(mail)
+            count_mail_delivery(outcome)
             sent += outcome == "sent"
             retrying += outcome == "retrying"
             dead += outcome == "dead"

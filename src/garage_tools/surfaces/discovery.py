@@ -6,6 +6,7 @@ the interactive reference at `/developers/api` (see web/docs.py, with the change
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -117,8 +118,18 @@ class Discovery:
         return json_response({"status": "ok", "version": __version__, "tools": len(self.registry)})
 
     async def ready(self, request: Request) -> Response:
-        """Readiness, unlike `/healthz` (liveness): 503 while the store does not answer, so a balancer skips us."""
-        if await self.services.database.ping():
-            return json_response({"status": "ready", "checks": {"store": "ok"}})
-        message = "The service's data store is not answering; retry shortly."
-        return error_response(ServiceUnavailable(message, retry_after=RETRY_AFTER))
+        """Readiness, unlike `/healthz` (liveness): 503 while the store does not answer, so a balancer skips us.
+
+        Redis, when configured, is checked and reported too, but an unreachable Redis leaves the service
+        ready ("degraded"): the limiter counts in process memory meanwhile, and taking every instance
+        out of the balancer over a shared cache would turn its outage into a full one.
+        """
+        store, redis = await asyncio.gather(self.services.database.ping(), self.services.limiter.ping())
+        checks = {"store": "ok" if store else "unreachable"}
+        if redis is not None:
+            checks["redis"] = "ok" if redis else "unreachable"
+        if not store:
+            states = ", ".join(f"{name}: {state}" for name, state in checks.items())
+            message = f"The service's data store is not answering ({states}); retry shortly."
+            return error_response(ServiceUnavailable(message, retry_after=RETRY_AFTER))
+        return json_response({"status": "ready" if redis is not False else "degraded", "checks": checks})

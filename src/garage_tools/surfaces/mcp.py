@@ -3,9 +3,11 @@
 Both endpoints run the SDK's low-level `Server` in stateless, JSON-response mode, so any
 worker can answer any request, on both protocol revisions (2025-11-25 with its handshake,
 2026-07-28 without). Tool listings and schemas come from the registry; calls go through
-`invoke`, and errors become `isError` results carrying the envelope REST returns. The access
+`invoke`, and errors become `isError` results carrying the envelope REST returns. Each lab is
+also a resource, `lab://<slug>` (mcp_resources.py), on both endpoints. The access
 gate in front (access/gate.py) has settled the caller, Host/Origin, body and limits; plain
-2026-07-28 `tools/call` requests are answered by the fast path in `mcp_fast.py`.
+`tools/call` requests (and `tools/list` on the handshake revisions) are answered by the fast
+path in `mcp_fast.py`.
 """
 
 from __future__ import annotations
@@ -31,16 +33,20 @@ from garage_tools.errors import ServiceError
 from garage_tools.registry import AuthPolicy, Registry, Tool, invoke
 from garage_tools.services import Services
 from garage_tools.surfaces.mcp_encoding import SERVER_REFUSED, error_result, jsonrpc_error, tool_result
-from garage_tools.surfaces.mcp_fast import FastToolCall, plain_call
+from garage_tools.surfaces.mcp_fast import FastPath, plain_message
+from garage_tools.surfaces.mcp_resources import lab_resources, read_lab
 from garage_tools.surfaces.responses import send_json
 
 SERVER_NAME = "garage-door-tools"
 INSTRUCTIONS = (
-    "Tools about residential garage doors for homeowners and the people helping them: diagnose a symptom, "
-    "estimate a repair cost, browse door styles. When a result has safetyFlag true or a diyRisk of 'unsafe', "
-    "tell the user to stop using the door and call a professional."
+    "Tools about residential garage doors for homeowners and the people helping them: diagnose a symptom "
+    "(in words or from a photo), estimate a repair cost, find a local pro and their offers, browse door styles, "
+    "show reference photos of parts, identify an opener, file a 24-point inspection, and open or cite the "
+    "interactive labs (each lab is also a lab://<slug> resource). When a result has safetyFlag true or a diyRisk "
+    "of 'unsafe', tell the user to stop using the door and call a professional."
 )
-TOOLS_LIST_TTL_MS = 5 * 60 * 1000
+#: How long clients may reuse a listing or a lab's text: both change only with a deploy.
+LISTING_TTL_MS = 5 * 60 * 1000
 _ADMITTED = "garage_tools.admitted"
 
 
@@ -66,9 +72,14 @@ def mcp_tool(tool: Tool[Any, Any]) -> types.Tool:
     )
 
 
+def tool_listing(registry: Registry) -> list[types.Tool]:
+    """The `tools/list` answer: every registry tool, in registry order."""
+    return [mcp_tool(tool) for tool in registry]
+
+
 def build_server(registry: Registry, services: Services) -> Server[Any]:
     """One low-level MCP server over the registry (one per endpoint: the SDK runs each once)."""
-    listing = [mcp_tool(tool) for tool in registry]
+    listing = tool_listing(registry)
     schemas = {tool.name: tool.input_schema for tool in listing}
 
     async def list_tools(
@@ -92,15 +103,33 @@ def build_server(registry: Registry, services: Services) -> Server[Any]:
             result = error_result(error)
         return types.CallToolResult.model_validate(result)
 
+    labs = services.knowledge.labs
+    resources = lab_resources(labs)
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=resources)
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return read_lab(labs, params.uri)
+
     server: Server[Any] = Server(
         SERVER_NAME,
         version=__version__,
         title="Garage Door Tools",
         instructions=INSTRUCTIONS,
-        cache_hints={"tools/list": CacheHint(ttl_ms=TOOLS_LIST_TTL_MS, scope="public")},
+        cache_hints={
+            method: CacheHint(ttl_ms=LISTING_TTL_MS, scope="public")
+            for method in ("tools/list", "resources/list", "resources/read")
+        },
         get_tool_input_schema=schemas.get,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
     )
     # The default middleware opens an OpenTelemetry span per message; we export no traces.
     server.middleware = []
@@ -110,7 +139,7 @@ def build_server(registry: Registry, services: Services) -> Server[Any]:
 class McpSurface:
     """One MCP endpoint behind the gate: the fast path when it applies, the SDK otherwise."""
 
-    def __init__(self, sdk: ASGIApp, fast: FastToolCall | None) -> None:
+    def __init__(self, sdk: ASGIApp, fast: FastPath | None) -> None:
         self.sdk = sdk
         self.fast = fast
 
@@ -134,8 +163,8 @@ class McpSurface:
             body = jsonrpc_error(request_id, SERVER_REFUSED, request.denial.message, envelope)
             await send_json(send, 200, body, request.response_headers)
             return
-        if self.fast is not None and (plain := plain_call(request)) is not None:
-            await self.fast(request, *plain, send)
+        if self.fast is not None and (plain := plain_message(request)) is not None:
+            await self.fast(request, plain, send)
             return
         request.scope[_ADMITTED] = request
         extra = request.response_headers
@@ -163,7 +192,7 @@ class McpServers:
                 streamable_http_path=path, stateless_http=True, json_response=True, transport_security=security
             )
             (sdk_route,) = [r for r in app.routes if isinstance(r, Route)]
-            fast = FastToolCall(registry, services, server.server_info_stamp) if fast_path else None
+            fast = FastPath(registry, services, server.server_info_stamp, tool_listing(registry)) if fast_path else None
             self.surfaces[path] = McpSurface(sdk_route.app, fast)
 
     def session_managers(self) -> list[Any]:

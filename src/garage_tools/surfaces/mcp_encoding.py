@@ -16,11 +16,30 @@ SERVER_REFUSED = -32000
 
 
 def tool_result(result: BaseModel) -> dict[str, Any]:
-    """A `CallToolResult`: structured content, the same JSON as text, and any images as image blocks."""
+    """A `CallToolResult`: structured content, the same JSON as text, and any images as image blocks.
+
+    An image's bytes travel once, in its image block; the JSON keeps its media type and the rest.
+    """
     data = dump(result)
+    images = [image for image in inline_images(result) if image.data]
+    if images:
+        data = _without_image_bytes(data, {image.data for image in images})
     content: list[dict[str, Any]] = [{"type": "text", "text": orjson.dumps(data).decode()}]
-    content += [{"type": "image", "data": i.data, "mimeType": i.mime_type} for i in inline_images(result)]
+    content += [{"type": "image", "data": i.data, "mimeType": i.mime_type} for i in images]
     return {"content": content, "structuredContent": data, "isError": False}
+
+
+def _without_image_bytes(value: Any, blobs: set[str | None]) -> Any:
+    """`value` with every `data` member that holds one of `blobs` left out, at any depth."""
+    if isinstance(value, dict):
+        return {
+            name: _without_image_bytes(item, blobs)
+            for name, item in value.items()
+            if not (name == "data" and isinstance(item, str) and item in blobs)
+        }
+    if isinstance(value, list):
+        return [_without_image_bytes(item, blobs) for item in value]
+    return value
 
 
 def error_result(error: ServiceError) -> dict[str, Any]:

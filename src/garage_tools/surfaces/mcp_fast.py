@@ -1,20 +1,25 @@
-"""A fast path for the one MCP exchange agents make most: a 2026-07-28 `tools/call` answered as JSON.
+"""A fast path for the exchanges agents make most: a plain `tools/call` (and, on the handshake
+revisions, `tools/list`) answered as JSON without building an SDK transport.
 
-On the 2026-07-28 revision a `tools/call` is a single stateless POST, and the SDK spends about
-250 µs of CPU per call on generic machinery (a dozen pydantic round trips, stdlib JSON, span
-and middleware plumbing) around a tool that takes tens of microseconds. This path answers that
-exchange directly when, and only when, the request has exactly the plain shape below; anything
-else (another method or revision, unknown tools, extra params or `_meta`, `Mcp-Param-*` headers,
-duplicated routing headers) goes to the SDK untouched, body included. The access gate has
+A stateless `tools/call` is a single POST, and the SDK spends about 250 µs of CPU per call on
+generic machinery (a dozen pydantic round trips, stdlib JSON, span and middleware plumbing)
+around a tool that takes tens of microseconds; on the handshake revisions (2025-11-25 and
+2025-06-18, which `npx mcp-remote` and the Python SDK client negotiate) it also builds a
+transport per request, several times more. This path answers those exchanges directly when,
+and only when, the request has exactly the plain shape below; anything else (another method or
+revision, unknown tools, extra params or `_meta`, `Mcp-Param-*` headers, duplicated or
+unexpected routing headers) goes to the SDK untouched, body included. The access gate has
 already checked Host, Origin, media type, size and limits for both paths. Answers match the
 SDK's: the test suite sends the same requests with the fast path on and off and compares them,
-and the official conformance suite runs against it.
+and the official conformance suite runs against it on every revision.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+import mcp_types as types
 import orjson
 from starlette.types import Send
 
@@ -25,36 +30,64 @@ from garage_tools.services import Services
 from garage_tools.surfaces.mcp_encoding import error_result, tool_result
 from garage_tools.surfaces.responses import send_json
 
+#: The per-request revision: routing headers and `_meta` on every message, no handshake.
 REVISION = "2026-07-28"
+#: Revisions that negotiate in an `initialize` handshake; after it, a call is a bare JSON-RPC message.
+HANDSHAKE_REVISIONS = frozenset({"2025-11-25", "2025-06-18"})
 _META_VERSION = "io.modelcontextprotocol/protocolVersion"
 _META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 _META_CLIENT = "io.modelcontextprotocol/clientInfo"
 _ROUTING = ("mcp-protocol-version", "mcp-method", "mcp-name")
+_ENVELOPE = frozenset({"jsonrpc", "id", "method"})
+_ENVELOPE_WITH_PARAMS = _ENVELOPE | {"params"}
 
 
-def plain_call(request: Admitted) -> tuple[str | int, dict[str, Any]] | None:
-    """(request id, arguments) of a request with exactly the plain tools/call shape, else None."""
+@dataclass(frozen=True, slots=True)
+class PlainMessage:
+    """A request the fast path answers: its id, method, revision and (for a call) the arguments."""
+
+    request_id: str | int
+    method: str  # "tools/call" or "tools/list"
+    revision: str
+    arguments: dict[str, Any]
+
+
+def plain_message(request: Admitted) -> PlainMessage | None:
+    """The request as a `PlainMessage` when it has exactly a plain shape, else None (the SDK answers)."""
     headers = request.headers
     if (
-        request.tool is None
-        or headers.mcp_param
-        or any(len(headers.mcp.get(name, ())) != 1 for name in _ROUTING)
-        or headers.mcp_header("mcp-protocol-version") != REVISION
-        or headers.mcp_header("mcp-method") != "tools/call"
-        or headers.mcp_header("mcp-name") != request.tool.name
+        headers.mcp_param
         or "application/json" not in headers.accept
         or not (headers.content_type or "").startswith("application/json")
     ):
         return None
     message = request.message
-    if not isinstance(message, dict) or message.keys() != {"jsonrpc", "id", "method", "params"}:
+    if not isinstance(message, dict) or not _ENVELOPE <= message.keys() <= _ENVELOPE_WITH_PARAMS:
         return None
-    request_id, params = message["id"], message["params"]
+    request_id, method, params = message["id"], message["method"], message.get("params", {})
     if (
         message["jsonrpc"] != "2.0"
         or isinstance(request_id, bool)
         or not isinstance(request_id, (str, int))
         or not isinstance(params, dict)
+    ):
+        return None
+    if headers.mcp_header("mcp-protocol-version") == REVISION:
+        return _per_request_call(request, request_id, method, params)
+    return _handshake_revision_message(request, request_id, method, params)
+
+
+def _per_request_call(
+    request: Admitted, request_id: str | int, method: str, params: dict[str, Any]
+) -> PlainMessage | None:
+    """A 2026-07-28 `tools/call`: routing headers that agree with the body, and the three `_meta` stamps."""
+    headers = request.headers
+    if (
+        method != "tools/call"
+        or request.tool is None
+        or any(len(headers.mcp.get(name, ())) != 1 for name in _ROUTING)
+        or headers.mcp_header("mcp-method") != "tools/call"
+        or headers.mcp_header("mcp-name") != request.tool.name
         or not params.keys() <= {"name", "arguments", "_meta"}
     ):
         return None
@@ -72,27 +105,58 @@ def plain_call(request: Admitted) -> tuple[str | int, dict[str, Any]] | None:
         or not isinstance(client.get("version"), str)
     ):
         return None
-    return request_id, arguments
+    return PlainMessage(request_id, method, REVISION, arguments)
 
 
-class FastToolCall:
-    """Answers a plain 2026-07-28 tools/call that `plain_call` recognised."""
+def _handshake_revision_message(
+    request: Admitted, request_id: str | int, method: str, params: dict[str, Any]
+) -> PlainMessage | None:
+    """A bare `tools/call` or `tools/list` after the handshake: one version header, no other routing header."""
+    headers = request.headers
+    versions = headers.mcp.get("mcp-protocol-version", ())
+    if len(versions) != 1 or versions[0] not in HANDSHAKE_REVISIONS or len(headers.mcp) != 1:
+        return None
+    revision = versions[0]
+    if method == "tools/list":
+        return PlainMessage(request_id, method, revision, {}) if not params else None
+    if method != "tools/call" or request.tool is None or not params.keys() <= {"name", "arguments"}:
+        return None
+    arguments = params.get("arguments", {})
+    return PlainMessage(request_id, method, revision, arguments) if isinstance(arguments, dict) else None
 
-    def __init__(self, registry: Registry, services: Services, server_info_stamp: dict[str, Any]) -> None:
+
+class FastPath:
+    """Answers the messages `plain_message` recognised, as the SDK would."""
+
+    def __init__(
+        self, registry: Registry, services: Services, server_info_stamp: dict[str, Any], listing: list[types.Tool]
+    ) -> None:
         self.registry = registry
         self.services = services
         self.meta = {"io.modelcontextprotocol/serverInfo": server_info_stamp}
+        # The listing is fixed for the life of the process: encode it once. The handshake revisions'
+        # ListToolsResult has no fields but `tools` (cache hints and resultType came with 2026-07-28).
+        tools = [tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in listing]
+        self.tools_json = orjson.Fragment(orjson.dumps({"tools": tools}))
 
-    async def __call__(self, request: Admitted, request_id: str | int, arguments: dict[str, Any], send: Send) -> None:
+    async def __call__(self, request: Admitted, message: PlainMessage, send: Send) -> None:
+        if message.method == "tools/list":
+            result: Any = self.tools_json
+        else:
+            result = await self._call(request, message)
+        payload = orjson.dumps({"jsonrpc": "2.0", "id": message.request_id, "result": result})
+        await send_json(send, 200, payload, request.response_headers)
+
+    async def _call(self, request: Admitted, message: PlainMessage) -> dict[str, Any]:
         assert request.tool is not None
         try:
             if request.denial is not None:
                 raise request.denial
             context = self.services.tool_context(request.caller, request.base_url, request.headers.idempotency_key)
-            result = tool_result(await invoke(self.registry, request.tool.name, arguments, context))
+            result = tool_result(await invoke(self.registry, request.tool.name, message.arguments, context))
         except ServiceError as error:
             result = error_result(error)
-        result["resultType"] = "complete"
-        result["_meta"] = self.meta
-        payload = orjson.dumps({"jsonrpc": "2.0", "id": request_id, "result": result})
-        await send_json(send, 200, payload, request.response_headers)
+        if message.revision == REVISION:
+            result["resultType"] = "complete"
+            result["_meta"] = self.meta
+        return result

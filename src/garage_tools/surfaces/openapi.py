@@ -36,8 +36,9 @@ ERROR_RESPONSES: dict[str, str] = {
     "429": "Rate limit exceeded (`rate_limited`); wait `Retry-After` seconds.",
     "431": "The request line and headers are too large (`request_headers_too_large`); the connection is closed.",
     "500": "An unexpected server fault (`internal_error`); the message carries an incident id.",
-    "503": "A dependency (key store, challenge verifier) is not answering or the server is at capacity "
-    "(`service_unavailable`); retry after `Retry-After` seconds.",
+    "502": "The model's reply was unusable (`provider_bad_reply`); retry once.",
+    "503": "A dependency (key store, challenge verifier, model provider) is not answering or the server is at "
+    "capacity (`service_unavailable`, `provider_unavailable`); retry after `Retry-After` seconds.",
 }
 
 #: Response headers, as OpenAPI header objects (draft-ietf-httpapi-ratelimit-headers for the first two).
@@ -95,10 +96,9 @@ def openapi_document(registry: Registry, base_url: str) -> dict[str, Any]:
                 "content": {"application/json": {"schema": refs[(tool.output_model, "serialization")]}},
             }
         }
-        for status, description in ERROR_RESPONSES.items():
-            responses[status] = {"description": description, "content": {"application/json": {"schema": error_ref}}}
-        for status, names in HEADERS_BY_STATUS.items():
-            responses[status]["headers"] = {name: {"$ref": f"#/components/headers/{name}"} for name in names}
+        responses["200"]["headers"] = _header_refs("200")
+        # The error responses are the same for every tool: defined once, referenced by each operation.
+        responses |= {status: {"$ref": f"#/components/responses/{_error_name(status)}"} for status in ERROR_RESPONSES}
         operation: dict[str, Any] = {
             "operationId": tool.name,
             "summary": tool.summary,
@@ -134,6 +134,7 @@ def openapi_document(registry: Registry, base_url: str) -> dict[str, Any]:
         "paths": paths,
         "components": {
             "schemas": schemas,
+            "responses": {_error_name(status): _error_response(status, error_ref) for status in ERROR_RESPONSES},
             "headers": HEADERS,
             "securitySchemes": {
                 "bearerAuth": {
@@ -145,6 +146,24 @@ def openapi_document(registry: Registry, base_url: str) -> dict[str, Any]:
         },
         "tags": [{"name": "tools", "description": "Garage door tools."}],
     }
+
+
+def _error_name(status: str) -> str:
+    return f"Error{status}"
+
+
+def _error_response(status: str, error_ref: dict[str, str]) -> dict[str, Any]:
+    response: dict[str, Any] = {
+        "description": ERROR_RESPONSES[status],
+        "content": {"application/json": {"schema": error_ref}},
+    }
+    if status in HEADERS_BY_STATUS:
+        response["headers"] = _header_refs(status)
+    return response
+
+
+def _header_refs(status: str) -> dict[str, Any]:
+    return {name: {"$ref": f"#/components/headers/{name}"} for name in HEADERS_BY_STATUS[status]}
 
 
 def _ref_name(ref: dict[str, str]) -> str:

@@ -7,9 +7,34 @@ the `/api/v1` index and llms.txt pick it up from the registry with no other edit
 from __future__ import annotations
 
 from garage_tools.registry import Registry
-from garage_tools.tools import catalog, cost, diagnose, inspection, promotions, routing
+from garage_tools.tools import (
+    catalog,
+    cost,
+    diagnose,
+    inspection,
+    labs,
+    opener,
+    photos,
+    promotions,
+    retrieval,
+    routing,
+    vision,
+)
 
-TOOLS = (diagnose.TOOL, routing.TOOL, cost.TOOL, catalog.TOOL, promotions.TOOL, inspection.TOOL)
+TOOLS = (
+    diagnose.TOOL,
+    routing.TOOL,
+    cost.TOOL,
+    catalog.TOOL,
+    promotions.TOOL,
+    photos.TOOL,
+    inspection.TOOL,
+    labs.GET_LAB,
+    labs.GET_LAB_EMBED,
+    retrieval.TOOL,
+    vision.TOOL,
+    opener.TOOL,
+)
 
 
 def build_registry() -> Registry:

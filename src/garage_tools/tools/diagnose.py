@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from enum import StrEnum
 
+from pydantic import ConfigDict, Field
+
+from garage_tools.errors import ProviderBadReply, ProviderUnavailable
 from garage_tools.knowledge.loader import Knowledge
+from garage_tools.knowledge.matcher import Match
 from garage_tools.knowledge.schemas import DiyRisk, Symptom, Urgency
 from garage_tools.models import Flag, InputModel, OutputModel
+from garage_tools.providers.base import LanguageModel
 from garage_tools.registry import Tool, ToolContext
 from garage_tools.tools.common import DIY_RISK_DESCRIPTION, CostRange
+from garage_tools.tools.diagnose_model import choose_symptom
+
+MAX_CACHED_ANSWERS = 4096
+URGENCY_RANK = {Urgency.ROUTINE: 0, Urgency.SOON: 1, Urgency.EMERGENCY: 2}
 
 
 class DiagnoseInput(InputModel):
@@ -21,10 +30,16 @@ class DiagnoseInput(InputModel):
     use_llm_fallback: Flag = Field(
         default=False,
         description=(
-            "Ask a language model to map the description to a symptom when the deterministic matcher finds "
-            "none. Accepted now; the model pass is not yet enabled, so the answer is the matcher's."
+            'If no phrase matches (or only one word, like "noise"), map the text to the nearest symptom: by '
+            "the operator's language model, else offline. See `symptom.matchedBy`."
         ),
     )
+
+
+class MatchMethod(StrEnum):
+    PHRASE = "phrase"  # a phrase of the diagnostic tree matched
+    MODEL = "model"  # useLlmFallback: the configured language model chose the symptom
+    OFFLINE_FALLBACK = "offline-fallback"  # useLlmFallback: the nearest example phrasing, no model
 
 
 class MatchedSymptom(OutputModel):
@@ -33,7 +48,18 @@ class MatchedSymptom(OutputModel):
     urgency: Urgency = Field(
         description="`emergency` (stop using the door, call a pro now), `soon` (within days) or `routine`."
     )
-    matched_phrase: str = Field(description="The phrase of the diagnostic tree that matched.")
+    matched_phrase: str = Field(
+        description="The phrase that matched (for a fallback: the nearest example, or the symptom's first phrase)."
+    )
+    matched_by: MatchMethod = Field(
+        default=MatchMethod.PHRASE,
+        description="`phrase`, or with useLlmFallback `model` or `offline-fallback` (less sure: check with the user).",
+    )
+    model: str | None = Field(default=None, description="For `model`: which model chose.")
+    confidence: float | None = Field(default=None, ge=0, le=1, description="For `model`: its confidence, 0-1.")
+    similarity: float | None = Field(
+        default=None, ge=0, le=1, description="For `offline-fallback`: similarity to the nearest example, 0-1."
+    )
 
 
 class LikelyIssue(OutputModel):
@@ -47,6 +73,9 @@ class LikelyIssue(OutputModel):
 
 
 class DiagnoseOutput(OutputModel):
+    # Shared: the diagnoser answers every call about one symptom and phrase with the same object.
+    model_config = ConfigDict(frozen=True)
+
     symptom: MatchedSymptom | None = Field(
         default=None, description="The recognised symptom; absent when none matched."
     )
@@ -63,6 +92,10 @@ class DiagnoseOutput(OutputModel):
     suggestions: list[str] | None = Field(
         default=None, description="Present when nothing matched: phrases the matcher recognises."
     )
+    model_error: str | None = Field(
+        default=None,
+        description="Set when useLlmFallback could not use the model (`provider_unavailable`, `provider_bad_reply`).",
+    )
 
 
 class Diagnoser:
@@ -72,6 +105,7 @@ class Diagnoser:
     def __init__(self, knowledge: Knowledge) -> None:
         self.knowledge = knowledge
         self._answers: dict[tuple[str, str], DiagnoseOutput] = {}
+        self._symptoms = {symptom.key: symptom for symptom in knowledge.tree.symptoms}
         self._no_match = DiagnoseOutput(
             likely_issues=[],
             safety_flag=False,
@@ -80,13 +114,50 @@ class Diagnoser:
             suggestions=knowledge.matcher.suggestions(),
         )
 
+    @property
+    def no_match(self) -> DiagnoseOutput:
+        return self._no_match
+
     def diagnose(self, description: str) -> DiagnoseOutput:
-        match = self.knowledge.matcher.match(description)
+        return self.answer(self.knowledge.matcher.match(description))
+
+    def answer(self, match: Match | None) -> DiagnoseOutput:
+        """The answer for a phrase match (or the no-match answer)."""
         if match is None:
             return self._no_match
-        answer = self._answers.get((match.symptom.key, match.phrase))
+        return self._cached(match.symptom, match.phrase)
+
+    def offline(
+        self, description: str, *, rival: MatchedSymptom | None = None, model_error: str | None = None
+    ) -> DiagnoseOutput | None:
+        """The offline fallback's answer: the nearest example phrasing's symptom, if near enough (and, against
+        a one-word phrase match `rival`, clearly nearer than that symptom)."""
+        match = self.knowledge.semantic_matcher.match(description, rival=rival.key if rival else None)
+        if match is None:
+            return None
+        answer = self._cached(match.symptom, match.exemplar)
+        assert answer.symptom is not None
+        symptom = answer.symptom.model_copy(
+            update={"matched_by": MatchMethod.OFFLINE_FALLBACK, "similarity": round(match.similarity, 3)}
+        )
+        return answer.model_copy(update={"symptom": symptom, "model_error": model_error})
+
+    def by_model(self, key: str, *, model: str, confidence: float) -> DiagnoseOutput:
+        """The deterministic diagnosis of the symptom a language model chose."""
+        symptom = self._symptoms[key]
+        answer = self._cached(symptom, symptom.phrases[0])
+        assert answer.symptom is not None
+        chosen = answer.symptom.model_copy(
+            update={"matched_by": MatchMethod.MODEL, "model": model, "confidence": round(confidence, 3)}
+        )
+        return answer.model_copy(update={"symptom": chosen})
+
+    def _cached(self, symptom: Symptom, phrase: str) -> DiagnoseOutput:
+        answer = self._answers.get((symptom.key, phrase))
         if answer is None:
-            answer = self._answers[(match.symptom.key, match.phrase)] = self._answer(match.symptom, match.phrase)
+            if len(self._answers) >= MAX_CACHED_ANSWERS:  # bounded, though phrases and examples are finite
+                self._answers.clear()
+            answer = self._answers[(symptom.key, phrase)] = self._answer(symptom, phrase)
         return answer
 
     def _answer(self, symptom: Symptom, phrase: str) -> DiagnoseOutput:
@@ -125,13 +196,75 @@ def likely_hazard(issues: list[LikelyIssue]) -> bool:
     return bool(issues) and issues[0].diy_risk is DiyRisk.UNSAFE
 
 
+def diagnoser(knowledge: Knowledge) -> Diagnoser:
+    return knowledge.derived("diagnoser", lambda: Diagnoser(knowledge))
+
+
 def diagnose_text(knowledge: Knowledge, description: str) -> DiagnoseOutput:
     """Pure diagnosis over the knowledge base (no I/O)."""
-    return knowledge.derived("diagnoser", lambda: Diagnoser(knowledge)).diagnose(description)
+    return diagnoser(knowledge).diagnose(description)
+
+
+def needs_fallback(match: Match | None) -> bool:
+    """Whether `useLlmFallback` should look further than the phrase matcher's answer.
+
+    Yes when no phrase matched, and when only a one-word phrase did: "noise", "loud" or "crack"
+    alone say little ("grating noise from the track" is grinding, "a loud twang" a spring), and
+    the fallback reads the whole description. Chips and longer phrases are trusted as they are.
+    """
+    return match is None or match.score <= 1
+
+
+def may_replace(answer: DiagnoseOutput, found: DiagnoseOutput | None) -> bool:
+    """Whether the fallback's answer replaces the phrase matcher's: always when that had no symptom; over a
+    one-word phrase match only with another symptom at least as urgent, so a fallback can never talk a
+    homeowner out of a hazard their own words named."""
+    if found is None or found.symptom is None:
+        return False
+    current = answer.symptom
+    if current is None:
+        return True
+    return found.symptom.key != current.key and URGENCY_RANK[found.symptom.urgency] >= URGENCY_RANK[current.urgency]
+
+
+async def diagnose_with_fallback(
+    knowledge: Knowledge, description: str, model: LanguageModel | None, answer: DiagnoseOutput
+) -> DiagnoseOutput:
+    """The fallback's answer for a description `needs_fallback` let through; `answer` is the phrase matcher's.
+
+    With a model, the model picks the symptom. If it cannot answer (down, or answering nonsense),
+    the offline matcher answers instead and `modelError` says why; if that finds nothing either,
+    a phrase match stands (with `modelError`), and without one the caller gets the model's error
+    (503 `provider_unavailable` with Retry-After, or 502 `provider_bad_reply`): the model was the
+    only hope left, and it may be back shortly. Without a model: the offline matcher.
+    """
+    diagnosis = diagnoser(knowledge)
+    if model is None:
+        offline = diagnosis.offline(description, rival=answer.symptom)
+        return offline if offline is not None and may_replace(answer, offline) else answer
+    try:
+        chosen = await choose_symptom(model, knowledge.tree, description)
+    except (ProviderUnavailable, ProviderBadReply) as error:
+        offline = diagnosis.offline(description, rival=answer.symptom, model_error=error.code)
+        if offline is not None and may_replace(answer, offline):
+            return offline
+        if answer.symptom is not None:
+            return answer.model_copy(update={"model_error": error.code})
+        raise
+    if chosen is None:
+        return answer
+    key, confidence = chosen
+    found = diagnosis.by_model(key, model=model.name, confidence=confidence)
+    return found if may_replace(answer, found) else answer
 
 
 async def diagnose(args: DiagnoseInput, ctx: ToolContext) -> DiagnoseOutput:
-    return diagnose_text(ctx.knowledge, args.description)
+    match = ctx.knowledge.matcher.match(args.description)
+    answer = diagnoser(ctx.knowledge).answer(match)
+    if not args.use_llm_fallback or not needs_fallback(match):
+        return answer
+    model = ctx.data.models.language if ctx.data is not None else None
+    return await diagnose_with_fallback(ctx.knowledge, args.description, model, answer)
 
 
 TOOL = Tool(
@@ -146,7 +279,8 @@ TOOL = Tool(
         "then tell the user to stop using the door and call a professional. When nothing matches, the answer "
         "is still a success with a "
         "`hint` and `suggestions` to rephrase. Pass `symptom.key` to routeByZip and an issue `key` to "
-        "costEstimate. `useLlmFallback` is accepted, but the language-model fallback is not enabled yet."
+        "costEstimate. With `useLlmFallback`, text the phrases miss is mapped to the nearest symptom "
+        "(by a language model if the operator configured one, else offline); `symptom.matchedBy` says how."
     ),
     input_model=DiagnoseInput,
     output_model=DiagnoseOutput,

@@ -1,0 +1,247 @@
+"""`getLab` and `getLabEmbed`: one lab as a preview card, or as HTML a site can paste in.
+
+Both answer from the lab Markdown in the knowledge base and the committed preview images, and
+neither fails for want of a preview: until `garage-tools labs render-previews` has drawn one, the
+preview URL is still returned (the page serves it once it exists) and the inline image is left out.
+The preview comes inline (base64) only on MCP, where clients show image content blocks; REST
+callers such as GPT Actions get the URL alone, which keeps their answers near two kilobytes.
+"""
+
+from __future__ import annotations
+
+import base64
+from html import escape
+from pathlib import Path
+
+from pydantic import Field, field_validator
+from pydantic.config import JsonDict
+
+from garage_tools.errors import ToolFailed
+from garage_tools.knowledge.labs import (
+    LAB_SLUGS,
+    PREVIEW_DIR,
+    PREVIEW_HEIGHT,
+    PREVIEW_WIDTH,
+    Lab,
+    lab_url,
+    preview_url,
+    section_url,
+)
+from garage_tools.knowledge.loader import Knowledge
+from garage_tools.models import InlineImage, InputModel, OutputModel
+from garage_tools.registry import Tool, ToolContext
+
+PREVIEW_MIME_TYPE = "image/png"
+#: What the embedded frame may do: run the lab's scripts against its own origin, go full screen, and open
+#: the full lab in a new, unsandboxed tab. It may not navigate the host page or submit forms.
+IFRAME_SANDBOX = "allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"
+IFRAME_STYLE = "aspect-ratio:16/9;width:100%;border:0"
+IFRAME_REFERRER_POLICY = "strict-origin-when-cross-origin"
+
+
+def check_lab_slug(value: str | None, field: str) -> str | None:
+    """An input validator: `value` must be one of the eleven lab slugs (None passes: "not given")."""
+    if value is not None and value not in LAB_SLUGS:
+        raise ValueError(f"unknown {field} {value!r}. Lab slugs: {', '.join(LAB_SLUGS)}")
+    return value
+
+
+def publish_slug_enum(schema: JsonDict) -> None:
+    """Publish the slugs in the input schema, so clients can offer them and validate before calling."""
+    schema.update(enum=list(LAB_SLUGS))
+
+
+def publish_optional_slug_enum(schema: JsonDict) -> None:
+    """As `publish_slug_enum`, for an optional field (null means "not given")."""
+    schema.update(enum=[*LAB_SLUGS, None])
+
+
+class LabInput(InputModel):
+    slug: str = Field(
+        max_length=64,
+        description="The lab's slug, e.g. `science-of-garage-door-springs`.",
+        examples=["science-of-garage-door-springs"],
+        json_schema_extra=publish_slug_enum,
+    )
+
+    @field_validator("slug")
+    @classmethod
+    def _known_slug(cls, value: str) -> str:
+        check_lab_slug(value, "slug")
+        return value
+
+
+class LabPreview(OutputModel):
+    """A 16:9 screenshot of the live lab."""
+
+    url: str = Field(description="The PNG, served by this service.")
+    width: int = Field(description="Pixels.")
+    height: int = Field(description="Pixels.")
+    mime_type: str = Field(description="Always `image/png`.")
+    alt: str = Field(description="Alternative text to show with the image.")
+    image: InlineImage | None = Field(
+        default=None,
+        description=(
+            "MCP only: the same PNG as base64, which MCP clients also receive as an image content block. "
+            "Absent on REST, and while the preview has not been rendered yet."
+        ),
+    )
+
+
+class SectionLink(OutputModel):
+    title: str
+    anchor: str
+    url: str = Field(description="The section on the live lab page; cite it.")
+
+
+class LabOutput(OutputModel):
+    slug: str
+    title: str
+    description: str
+    url: str = Field(description="The live, interactive lab page.")
+    interactive: str = Field(description="What the lab's interactive part lets the reader do.")
+    preview: LabPreview
+    sections: list[SectionLink] = Field(description="The lab's sections, in page order.")
+
+
+class LabEmbedOutput(OutputModel):
+    slug: str
+    title: str
+    url: str = Field(description="The live lab page, for a plain link next to (or instead of) the frame.")
+    embed_url: str = Field(description="The page the frame loads: the lab with a slim bar instead of site navigation.")
+    iframe_html: str = Field(
+        description=(
+            "Paste into any HTML page: a lazily loaded, sandboxed iframe that fills the width of its container "
+            "at 16:9 and may go full screen."
+        )
+    )
+    width: int = Field(description="Suggested width in pixels where a fixed size is needed (16:9).")
+    height: int = Field(description="Suggested height in pixels where a fixed size is needed.")
+
+
+def lab_or_fail(knowledge: Knowledge, slug: str) -> Lab:
+    """The lab for a validated slug (the loader guarantees all eleven; this guards a broken deploy)."""
+    lab = knowledge.labs.get(slug)
+    if lab is None:
+        raise ToolFailed(f"The lab {slug!r} is not available on this server.")
+    return lab
+
+
+def preview_image(knowledge: Knowledge, slug: str, previews: Path = PREVIEW_DIR) -> InlineImage | None:
+    """The lab's preview PNG in `previews` as an InlineImage, read on first use and kept; None until rendered.
+
+    A missing file is not remembered, so a preview rendered while the service runs is picked up.
+    """
+    path = previews / f"{slug}.png"
+    cache: dict[Path, InlineImage] = knowledge.derived("lab_preview_images", dict)
+    image = cache.get(path)
+    if image is None:
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        image = cache[path] = InlineImage(data=base64.b64encode(data).decode("ascii"), mime_type=PREVIEW_MIME_TYPE)
+    return image
+
+
+def describe_lab(
+    knowledge: Knowledge, slug: str, base_url: str, *, inline_preview: bool, previews: Path = PREVIEW_DIR
+) -> LabOutput:
+    """The getLab answer; the preview image itself is included only when `inline_preview` is set."""
+    lab = lab_or_fail(knowledge, slug)
+    preview = LabPreview(
+        url=preview_url(base_url, slug),
+        width=PREVIEW_WIDTH,
+        height=PREVIEW_HEIGHT,
+        mime_type=PREVIEW_MIME_TYPE,
+        alt=f"Screenshot of the interactive lab “{lab.title}”. {lab.interactive}",
+        image=preview_image(knowledge, slug, previews) if inline_preview else None,
+    )
+    return LabOutput(
+        slug=slug,
+        title=lab.title,
+        description=lab.description,
+        url=lab_url(base_url, slug),
+        interactive=lab.interactive,
+        preview=preview,
+        sections=[
+            SectionLink(title=s.title, anchor=s.anchor, url=section_url(base_url, slug, s.anchor)) for s in lab.sections
+        ],
+    )
+
+
+def iframe_html(src: str, title: str) -> str:
+    """A responsive 16:9 iframe; every attribute value HTML-escaped."""
+    attributes = {
+        "src": src,
+        "title": title,
+        "loading": "lazy",
+        "allow": "fullscreen",
+        "allowfullscreen": None,
+        "sandbox": IFRAME_SANDBOX,
+        "referrerpolicy": IFRAME_REFERRER_POLICY,
+        "style": IFRAME_STYLE,
+    }
+    rendered = " ".join(
+        name if value is None else f'{name}="{escape(value, quote=True)}"' for name, value in attributes.items()
+    )
+    return f"<iframe {rendered}></iframe>"
+
+
+def embed_lab(knowledge: Knowledge, slug: str, base_url: str) -> LabEmbedOutput:
+    lab = lab_or_fail(knowledge, slug)
+    page = lab_url(base_url, slug)
+    embed = f"{page}?embed=1"
+    return LabEmbedOutput(
+        slug=slug,
+        title=lab.title,
+        url=page,
+        embed_url=embed,
+        iframe_html=iframe_html(embed, f"{lab.title} (interactive lab)"),
+        width=PREVIEW_WIDTH,
+        height=PREVIEW_HEIGHT,
+    )
+
+
+async def get_lab(args: LabInput, ctx: ToolContext) -> LabOutput:
+    inline = ctx.caller.takes_image_blocks
+    return describe_lab(ctx.knowledge, args.slug, ctx.base_url, inline_preview=inline)
+
+
+async def get_lab_embed(args: LabInput, ctx: ToolContext) -> LabEmbedOutput:
+    return embed_lab(ctx.knowledge, args.slug, ctx.base_url)
+
+
+_SLUGS_SENTENCE = f"The eleven slugs: {', '.join(LAB_SLUGS)}."
+
+GET_LAB = Tool(
+    name="getLab",
+    title="An interactive lab, as a preview card",
+    summary="One interactive garage-door lab: title, description, live URL and a 16:9 preview image.",
+    description=(
+        "Returns a lab's title, description, the URL of its live interactive page, its sections (with citable "
+        "URLs) and a 960x540 preview image (URL, size and alt text; over MCP the image itself also arrives as an "
+        "image content block). Use it when you cannot render iframes or HTML, e.g. in a chat: show the preview "
+        "and link to the live lab. To put the working lab inside a web page, use getLabEmbed instead. "
+        + _SLUGS_SENTENCE
+    ),
+    input_model=LabInput,
+    output_model=LabOutput,
+    handler=get_lab,
+)
+
+GET_LAB_EMBED = Tool(
+    name="getLabEmbed",
+    title="An interactive lab, as embeddable HTML",
+    summary="Iframe HTML (responsive 16:9, lazy, sandboxed) and the direct URL of an interactive lab.",
+    description=(
+        "Returns ready-to-paste iframe HTML for a lab (responsive 16:9, lazy loading, full screen allowed, "
+        "sandboxed: the lab's scripts run, but it cannot navigate the host page, open pop-ups or submit forms) "
+        "plus the direct URL. Use it when the result will be shown "
+        "as HTML, e.g. on a contractor's website or in a client that renders embeds. Callers that cannot "
+        "render iframes should use getLab, which returns a static preview image. " + _SLUGS_SENTENCE
+    ),
+    input_model=LabInput,
+    output_model=LabEmbedOutput,
+    handler=get_lab_embed,
+)

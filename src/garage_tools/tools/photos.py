@@ -1,0 +1,186 @@
+"""`getInspectionReferencePhotos`: what one inspection item looks like when HEALTHY, WATCH and FIX.
+
+Every photo always has a `url` (served at `/photos/…`). The pictures themselves travel inline, as
+base64 with a media type, when the caller asks for it (`inlineImages: true`) and by default on MCP,
+where each one also becomes an image content block beside the captions. REST defaults to URLs:
+GPT Actions refuse responses of 100,000 characters or more and pass no images on. Even inline, a
+REST answer stays within `REST_INLINE_BUDGET` characters of image data: pictures are shrunk step by
+step (640, 480, 320, 240, 160 pixels on the longest side) until they fit, and if the smallest
+still do not (a large operator library), the photos that do not fit are sent by URL only and
+`note` says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from collections.abc import Sequence
+
+from pydantic import Field
+
+from garage_tools.access.caller import Caller
+from garage_tools.knowledge.checklist import ReferencePhotoItem
+from garage_tools.knowledge.photos import Photo, PhotoLibrary, PhotoSeverity, Rendition, packaged_photo_library
+from garage_tools.models import Flag, InlineImage, InputModel, OutputModel
+from garage_tools.registry import Tool, ToolContext
+
+#: Characters of base64 image data one REST answer may carry (the rest of the answer is ~2,000).
+REST_INLINE_BUDGET = 90_000
+#: The same on MCP, where clients take larger results (each image is also in the text and structured content).
+MCP_INLINE_BUDGET = 600_000
+#: Longest side of inline pictures, largest first: each step is tried until the set fits the budget.
+INLINE_SIDES = (640, 480, 320, 240, 160)
+
+SEVERITY_DESCRIPTION = (
+    "`HEALTHY` (what it should look like), `WATCH` (worn or borderline: check again, plan a repair) or `FIX` "
+    "(needs repair; for springs, cables and drums: stop using the door and call a technician)."
+)
+
+
+class ReferencePhotosInput(InputModel):
+    item_id: ReferencePhotoItem = Field(
+        description="The inspection item to show: one of the nine reference items.", examples=["springs"]
+    )
+    severity: PhotoSeverity | None = Field(
+        default=None, description="Only photos with this tag. " + SEVERITY_DESCRIPTION
+    )
+    inline_images: Flag | None = Field(
+        default=None,
+        description=(
+            "Send each picture inline (base64 with its mimeType) besides its URL. Default: false on REST, "
+            "true on MCP (where pictures become image content)."
+        ),
+    )
+
+
+class ReferencePhoto(OutputModel):
+    item_id: str
+    severity: PhotoSeverity = Field(description=SEVERITY_DESCRIPTION)
+    caption: str = Field(description="What the photo shows and what to do about it.")
+    alt: str = Field(description="Alt text for people who cannot see the picture.")
+    url: str = Field(description="The picture (stable while it is unchanged; may be cached).")
+    mime_type: str
+    width: int = Field(description="Width of the picture at `url`, in pixels.")
+    height: int = Field(description="Height of the picture at `url`, in pixels.")
+    image: InlineImage | None = Field(default=None, description="The picture inline, when inline images were sent.")
+
+
+class ReferencePhotosOutput(OutputModel):
+    item_id: str
+    label: str = Field(description="The item's name on the inspection checklist.")
+    look_for: str = Field(description="What to look for on this item, in a homeowner's words.")
+    photos: list[ReferencePhoto] = Field(description="HEALTHY first, then WATCH, then FIX.")
+    count: int
+    inline: bool = Field(description="Whether pictures were sent inline (see each photo's `image`).")
+    credit: str = Field(description="Who made the pictures.")
+    note: str | None = Field(default=None, description="Present when inline pictures were shrunk or left out.")
+
+
+def photos_of(ctx: ToolContext) -> PhotoLibrary:
+    return ctx.data.photos if ctx.data is not None else packaged_photo_library()
+
+
+def wants_inline(args: ReferencePhotosInput, caller: Caller) -> bool:
+    """The caller's choice, else: inline on MCP, by URL elsewhere (REST, the CLI)."""
+    return args.inline_images if args.inline_images is not None else caller.takes_image_blocks
+
+
+def inline_set(
+    library: PhotoLibrary, photos: Sequence[Photo], budget: int
+) -> tuple[list[InlineImage | None], str | None]:
+    """Inline pictures for `photos` within `budget` characters, shrinking them if need be (CPU: run in a thread)."""
+    for side in INLINE_SIDES:
+        images = _within(library, photos, side, budget)
+        if images is not None:
+            shrunk = any(max(photo.width, photo.height) > side for photo in photos)
+            note = f"Inline pictures are at most {side} px on their longest side; `url` has each at full size."
+            return list(images), note if shrunk else None
+    smallest = INLINE_SIDES[-1]
+    chosen: list[InlineImage | None] = []
+    room = budget
+    for photo in photos:
+        rendition = library.rendition(photo, smallest)
+        size = _encoded_size(rendition)
+        fits = size <= room
+        chosen.append(_inline(rendition) if fits else None)
+        room -= size if fits else 0
+    return chosen, (
+        f"{chosen.count(None)} of {len(photos)} pictures are sent by URL only, to keep the answer small; "
+        f"inline pictures are at most {smallest} px on their longest side."
+    )
+
+
+def _within(library: PhotoLibrary, photos: Sequence[Photo], side: int, budget: int) -> list[InlineImage] | None:
+    """Every picture at `side`, or None as soon as they overrun the budget (the rest are not even encoded)."""
+    images: list[InlineImage] = []
+    used = 0
+    for photo in photos:
+        rendition = library.rendition(photo, side)
+        used += _encoded_size(rendition)
+        if used > budget:
+            return None
+        images.append(_inline(rendition))
+    return images
+
+
+def _encoded_size(rendition: Rendition) -> int:
+    """Characters of the rendition in base64."""
+    return 4 * ((len(rendition.data) + 2) // 3)
+
+
+def _inline(rendition: Rendition) -> InlineImage:
+    return InlineImage(data=base64.b64encode(rendition.data).decode("ascii"), mime_type=rendition.mime_type)
+
+
+async def get_reference_photos(args: ReferencePhotosInput, ctx: ToolContext) -> ReferencePhotosOutput:
+    library = photos_of(ctx)
+    item = next(item for item in ctx.knowledge.checklist.items if item.id == args.item_id)
+    photos = library.for_item(args.item_id, args.severity)
+    inline = wants_inline(args, ctx.caller)
+    images: list[InlineImage | None] = [None] * len(photos)
+    note = None
+    if inline and photos:
+        budget = MCP_INLINE_BUDGET if ctx.caller.takes_image_blocks else REST_INLINE_BUDGET
+        images, note = await asyncio.to_thread(inline_set, library, photos, budget)
+    return ReferencePhotosOutput(
+        item_id=args.item_id,
+        label=item.label,
+        look_for=item.look_for,
+        photos=[
+            ReferencePhoto(
+                item_id=photo.entry.item_id,
+                severity=photo.entry.severity,
+                caption=photo.entry.caption,
+                alt=photo.entry.alt,
+                url=f"{ctx.base_url}{photo.path}",
+                mime_type=photo.mime_type,
+                width=photo.width,
+                height=photo.height,
+                image=image,
+            )
+            for photo, image in zip(photos, images, strict=True)
+        ],
+        count=len(photos),
+        inline=inline,
+        credit=library.manifest.credit,
+        note=note,
+    )
+
+
+TOOL = Tool(
+    name="getInspectionReferencePhotos",
+    title="Reference photos of an inspection item",
+    summary="Captioned reference pictures of one inspection item, tagged HEALTHY, WATCH or FIX, with image URLs.",
+    description=(
+        "Give `itemId`, one of: springs, cables, drums, bottom-seal, photo-eyes, motorhead, wall-button, remotes, "
+        "keypad; optionally `severity` (HEALTHY, WATCH, FIX) to get only those. Returns the item's checklist label "
+        "and what to look for, and its reference pictures (HEALTHY first, then WATCH, then FIX), each with a "
+        "caption, alt text, severity tag and a stable image `url`. Show them so a homeowner can compare their "
+        "own door. `inlineImages: true` also sends each picture as base64 (the default on MCP, where pictures "
+        "arrive as image content beside the captions). visualDiagnose's `referenceItemId` names the gallery to "
+        "show."
+    ),
+    input_model=ReferencePhotosInput,
+    output_model=ReferencePhotosOutput,
+    handler=get_reference_photos,
+)

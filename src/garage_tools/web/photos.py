@@ -1,0 +1,44 @@
+"""`GET /photos/<file>`: the reference photos, for the image URLs getInspectionReferencePhotos returns.
+
+Only files the manifest names are served, looked up by exact name in the library (which holds
+them in memory), so no path from the URL ever reaches the file system. The URLs the tool hands
+out carry `?v=<content hash>`: such a request may be cached for a year, since a changed photo gets
+a new URL. Any other request gets a short cache lifetime. `Cross-Origin-Resource-Policy:
+cross-origin` lets chat clients and partner pages show the pictures.
+"""
+
+from __future__ import annotations
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from garage_tools.knowledge.photos import PHOTOS_PATH, PhotoLibrary
+
+VERSIONED_CACHE = "public, max-age=31536000, immutable"
+UNVERSIONED_CACHE = "public, max-age=3600"
+
+
+class PhotoFiles:
+    def __init__(self, library: PhotoLibrary) -> None:
+        self.library = library
+
+    async def serve(self, request: Request) -> Response:
+        photo = self.library.get(request.path_params["file"])
+        if photo is None:
+            raise HTTPException(status_code=404)
+        etag = f'"{photo.version}"'
+        headers = {
+            "ETag": etag,
+            "Cache-Control": VERSIONED_CACHE if request.query_params.get("v") == photo.version else UNVERSIONED_CACHE,
+            "X-Content-Type-Options": "nosniff",
+            "Cross-Origin-Resource-Policy": "cross-origin",
+        }
+        if etag in {tag.strip() for tag in request.headers.get("if-none-match", "").split(",")}:
+            return Response(status_code=304, headers=headers)
+        return Response(photo.data, media_type=photo.mime_type, headers=headers)
+
+
+def photo_routes(library: PhotoLibrary) -> list[BaseRoute]:
+    return [Route(f"{PHOTOS_PATH}{{file:path}}", PhotoFiles(library).serve, methods=["GET", "HEAD"])]

@@ -1,0 +1,264 @@
+"""The reference photo library, getInspectionReferencePhotos and the `/photos/` route."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+from starlette.testclient import TestClient
+
+from garage_tools.access.caller import Caller
+from garage_tools.app import create_app
+from garage_tools.cli import schema_for
+from garage_tools.errors import InvalidArguments
+from garage_tools.knowledge.checklist import REFERENCE_PHOTO_ITEM_IDS
+from garage_tools.knowledge.loader import DATA_DIR, Knowledge, KnowledgeError
+from garage_tools.knowledge.parts import PartWords
+from garage_tools.knowledge.photos import (
+    MAX_PHOTO_BYTES,
+    PhotoLibrary,
+    PhotoManifest,
+    PhotoSeverity,
+    packaged_photo_library,
+)
+from garage_tools.registry import ToolContext, dump_json, parse_arguments
+from garage_tools.settings import Settings
+from garage_tools.tools.photos import TOOL, ReferencePhotosInput, get_reference_photos
+from tests.unit.image_samples import scene
+
+BASE = "https://tools.example.com"
+
+
+def context(knowledge: Knowledge, surface: str = "rest") -> ToolContext:
+    return ToolContext(knowledge=knowledge, caller=Caller.anonymous(surface), base_url=BASE)
+
+
+async def call(knowledge: Knowledge, surface: str = "rest", **arguments: Any) -> dict[str, Any]:
+    args = parse_arguments(TOOL, arguments)
+    result = await get_reference_photos(args, context(knowledge, surface))
+    return json.loads(dump_json(result))  # type: ignore[no-any-return]
+
+
+def write_library(
+    root: Path, *, crowded: str | None = None, per_severity: int = 1, size: tuple[int, int] = (64, 48)
+) -> Path:
+    """An operator's own library: JPEG photos in a subfolder, a manifest beside them. The `crowded` item gets
+    `per_severity` large, detailed photos of each severity; every other item one small photo each."""
+    (root / "pics").mkdir(parents=True, exist_ok=True)
+    photos = []
+    for item in REFERENCE_PHOTO_ITEM_IDS:
+        for severity in PhotoSeverity:
+            crowd = item == crowded
+            for n in range(per_severity if crowd else 1):
+                name = f"pics/{item}-{severity.value.lower()}-{n}.jpg"
+                picture = scene(size if crowd else (64, 48))
+                if crowd:  # photo-like detail that does not compress away
+                    picture = Image.blend(picture, Image.effect_noise(size, 90).convert("RGB"), 0.5)
+                picture.save(root / name, "JPEG", quality=92)
+                photos.append(
+                    {
+                        "itemId": item,
+                        "severity": severity.value,
+                        "caption": f"Our {item} ({severity.value})",
+                        "alt": f"Photo of {item}",
+                        "file": name,
+                    }
+                )
+    manifest = {"about": "Our own photos.", "credit": "Photos by Example Doors.", "photos": photos}
+    path = root / "manifest.json"
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    return path
+
+
+# --- the packaged library ------------------------------------------------------------------------
+
+
+def test_the_packaged_library_covers_the_nine_items_in_every_severity() -> None:
+    library = packaged_photo_library()
+    for item in REFERENCE_PHOTO_ITEM_IDS:
+        for severity in PhotoSeverity:
+            assert library.for_item(item, severity), f"no {severity.value} photo of {item}"
+    assert len(library.photos) >= 27
+    for photo in library.photos:
+        assert photo.mime_type == "image/webp" and (photo.width, photo.height) == (640, 480)
+        assert len(photo.data) < 40 * 1024, f"{photo.file} is {len(photo.data)} bytes"
+        assert photo.entry.caption and photo.entry.alt.startswith("Illustration")
+    assert "Original illustrations" in library.manifest.credit
+
+
+def test_the_schema_files_match_the_models() -> None:
+    for name, model in {"photo_manifest.json": PhotoManifest, "part_words.json": PartWords}.items():
+        on_disk = json.loads((DATA_DIR / "schemas" / name.replace(".json", ".schema.json")).read_text())
+        assert on_disk == schema_for(model), f"run `garage-tools knowledge schemas` to refresh {name}"
+
+
+# --- the tool ------------------------------------------------------------------------------------
+
+
+def test_an_unknown_item_id_is_refused_with_the_list_of_ids() -> None:
+    with pytest.raises(InvalidArguments) as excinfo:
+        parse_arguments(TOOL, {"itemId": "hinges"})
+    assert excinfo.value.details and excinfo.value.details[0].field == "itemId"
+    assert all(item in excinfo.value.message for item in REFERENCE_PHOTO_ITEM_IDS)
+    with pytest.raises(InvalidArguments):
+        parse_arguments(TOOL, {})
+
+
+async def test_rest_returns_urls_in_severity_order_by_default(knowledge: Knowledge) -> None:
+    answer = await call(knowledge, itemId="springs")
+    assert answer["label"] == "Torsion or extension springs" and "gap" in answer["lookFor"]
+    assert [p["severity"] for p in answer["photos"]] == ["HEALTHY", "WATCH", "FIX"]
+    assert answer["inline"] is False and all("image" not in p for p in answer["photos"])
+    first = answer["photos"][0]
+    assert first["url"].startswith(f"{BASE}/photos/springs-healthy.webp?v=")
+    assert first["mimeType"] == "image/webp" and first["caption"].startswith("Healthy torsion springs")
+
+
+async def test_mcp_gets_the_pictures_inline_unless_it_declines(knowledge: Knowledge) -> None:
+    answer = await call(knowledge, "mcp", itemId="cables", severity="FIX")
+    assert answer["inline"] is True and answer["count"] == 1
+    photo = answer["photos"][0]
+    stored = packaged_photo_library().get("cables-fix.webp")
+    assert stored is not None and base64.b64decode(photo["image"]["data"]) == stored.data
+    assert photo["image"]["mimeType"] == "image/webp"
+    declined = await call(knowledge, "mcp-pro", itemId="cables", inlineImages=False)
+    assert declined["inline"] is False and all("image" not in p for p in declined["photos"])
+
+
+@pytest.mark.parametrize("item", REFERENCE_PHOTO_ITEM_IDS)
+async def test_rest_answers_with_inline_pictures_stay_under_100000_characters(knowledge: Knowledge, item: str) -> None:
+    args = ReferencePhotosInput.model_validate({"itemId": item, "inlineImages": True})
+    result = await get_reference_photos(args, context(knowledge))
+    assert len(dump_json(result)) < 100_000
+    assert all(photo.image is not None for photo in result.photos)
+
+
+def test_a_large_library_is_shrunk_then_sent_partly_by_url_to_stay_small(tmp_path: Path) -> None:
+    manifest = write_library(tmp_path / "big", crowded="keypad", per_severity=8, size=(700, 525))
+    settings = Settings(_env_file=None, data_dir=tmp_path, reference_photos_manifest=manifest)  # type: ignore[call-arg]
+    with TestClient(create_app(settings)) as client:
+        response = client.post("/api/v1/getInspectionReferencePhotos", json={"itemId": "keypad", "inlineImages": True})
+    assert response.status_code == 200 and len(response.text) < 100_000
+    answer = response.json()
+    inlined = [photo["image"] for photo in answer["photos"] if "image" in photo]
+    assert answer["count"] == 24 and inlined and answer["note"]
+    assert all(Image.open(BytesIO(base64.b64decode(image["data"]))).width <= 160 for image in inlined)
+    assert len(inlined) < 24 and "by URL only" in answer["note"]
+
+
+# --- operator libraries and the /photos/ route -------------------------------------------------
+
+
+@pytest.fixture
+def operator_app(tmp_path: Path) -> Iterator[tuple[TestClient, Path]]:
+    manifest = write_library(tmp_path / "mine")
+    settings = Settings(_env_file=None, data_dir=tmp_path, reference_photos_manifest=manifest)  # type: ignore[call-arg]
+    with TestClient(create_app(settings), base_url="http://127.0.0.1:8000") as client:
+        yield client, manifest.parent
+
+
+def test_an_operator_manifest_replaces_the_packaged_photos(operator_app: tuple[TestClient, Path]) -> None:
+    client, root = operator_app
+    answer = client.post("/api/v1/getInspectionReferencePhotos", json={"itemId": "keypad"}).json()
+    assert [p["caption"] for p in answer["photos"]] == [
+        "Our keypad (HEALTHY)",
+        "Our keypad (WATCH)",
+        "Our keypad (FIX)",
+    ]
+    assert answer["credit"] == "Photos by Example Doors."
+    url = answer["photos"][2]["url"]
+    assert url.startswith("http://127.0.0.1:8000/photos/pics/keypad-fix-0.jpg?v=")
+    served = client.get(url)
+    assert served.status_code == 200 and served.headers["content-type"] == "image/jpeg"
+    assert served.content == (root / "pics" / "keypad-fix-0.jpg").read_bytes()
+    assert served.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert served.headers["x-content-type-options"] == "nosniff"
+    again = client.get(url, headers={"If-None-Match": served.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+    unversioned = client.get("/photos/pics/keypad-fix-0.jpg")
+    assert unversioned.status_code == 200 and "immutable" not in unversioned.headers["cache-control"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/photos/manifest.json",
+        "/photos/pics/../manifest.json",
+        "/photos/%2e%2e/manifest.json",
+        "/photos/springs-fix.webp",
+    ],
+)
+def test_only_files_the_manifest_names_are_served(operator_app: tuple[TestClient, Path], path: str) -> None:
+    client, _ = operator_app
+    response = client.get(path)
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_the_packaged_photos_are_served_by_default(tmp_path: Path) -> None:
+    settings = Settings(_env_file=None, data_dir=tmp_path)  # type: ignore[call-arg]
+    with TestClient(create_app(settings)) as client:
+        answer = client.post("/api/v1/getInspectionReferencePhotos", json={"itemId": "photo-eyes"}).json()
+        for photo in answer["photos"]:
+            picture = client.get(photo["url"])
+            assert picture.status_code == 200 and picture.headers["content-type"] == "image/webp"
+            assert Image.open(BytesIO(picture.content)).size == (640, 480)
+
+
+def _break(manifest: Path, change: Any) -> None:
+    data = json.loads(manifest.read_text())
+    change(data)
+    manifest.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (lambda m: m["photos"].pop(), "missing: keypad FIX"),
+        (lambda m: m["photos"][0].update(file="../outside.png"), "file"),
+        (lambda m: m["photos"][0].update(file="/etc/passwd.png"), "file"),
+        (lambda m: m["photos"][0].update(file="pics/nothing-here.jpg"), "cannot read the photo"),
+        (lambda m: m["photos"][0].update(itemId="hinges"), "itemId"),
+        (lambda m: m["photos"][0].update(severity="BROKEN"), "severity"),
+        (lambda m: m["photos"][1].update(file=m["photos"][0]["file"]), "each file may be listed once"),
+    ],
+    ids=["coverage", "parent-dir", "absolute", "missing-file", "unknown-item", "bad-severity", "duplicate"],
+)
+def test_a_bad_operator_manifest_stops_start_up_with_a_clear_message(tmp_path: Path, change: Any, says: str) -> None:
+    manifest = write_library(tmp_path / "mine")
+    _break(manifest, change)
+    settings = Settings(_env_file=None, data_dir=tmp_path, reference_photos_manifest=manifest)  # type: ignore[call-arg]
+    with pytest.raises(KnowledgeError) as excinfo:
+        create_app(settings)
+    assert says in str(excinfo.value)
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (b"this is not a jpeg", "not an image"),
+        (b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "not an image"),
+        (b"\xff" * (MAX_PHOTO_BYTES + 1), "KiB limit"),
+    ],
+    ids=["text", "bad-png", "too-big"],
+)
+def test_a_photo_file_that_is_not_a_usable_image_is_refused(tmp_path: Path, content: bytes, says: str) -> None:
+    manifest = write_library(tmp_path)
+    (tmp_path / "pics" / "springs-fix-0.jpg").write_bytes(content)
+    with pytest.raises(KnowledgeError) as excinfo:
+        PhotoLibrary.load(manifest)
+    assert "springs-fix-0.jpg" in str(excinfo.value) and says in str(excinfo.value)
+
+
+def test_a_png_named_jpg_is_refused(tmp_path: Path) -> None:
+    manifest = write_library(tmp_path)
+    scene((40, 30)).save(tmp_path / "pics" / "drums-watch-0.jpg", "PNG")
+    with pytest.raises(KnowledgeError) as excinfo:
+        PhotoLibrary.load(manifest)
+    assert "drums-watch-0.jpg" in str(excinfo.value) and "image/png" in str(excinfo.value)
