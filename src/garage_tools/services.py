@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from garage_tools.access.caller import Caller
 from garage_tools.access.challenge import ChallengeVerifier
 from garage_tools.access.keys import KeyCache, KeyService
-from garage_tools.access.ratelimit import RateLimiter, RedisCounters
+from garage_tools.access.ratelimit import RateLimiter
 from garage_tools.knowledge.loader import Knowledge, load_knowledge
 from garage_tools.knowledge.photos import PhotoLibrary, load_photo_library
 from garage_tools.mail.outbox import Outbox
@@ -78,7 +78,11 @@ class Services:
 def build_services(settings: Settings) -> Services:
     """Load and check the knowledge base and open the database (no I/O beyond reading data files)."""
     database = Database(settings.db_url)
-    shared = RedisCounters(settings.redis_url, prefix=settings.redis_key_prefix) if settings.redis_url else None
+    shared = None
+    if settings.redis_url:
+        from garage_tools.access.redis_counters import RedisCounters  # the Redis client loads only when used
+
+        shared = RedisCounters(settings.redis_url, prefix=settings.redis_key_prefix)
     return Services(
         settings=settings,
         knowledge=load_knowledge(),

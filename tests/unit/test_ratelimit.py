@@ -17,9 +17,9 @@ from garage_tools.access.ratelimit import (
     MemoryCounters,
     Policy,
     RateLimiter,
-    RedisCounters,
     Window,
 )
+from garage_tools.access.redis_counters import RedisCounters
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 UNREACHABLE_REDIS_URL = "redis://127.0.0.1:1"

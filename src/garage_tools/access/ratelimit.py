@@ -16,20 +16,14 @@ into a full outage of a free public API.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Protocol
 
-import coredis
-from coredis.exceptions import ConnectionError as RedisConnectionError
-from coredis.exceptions import RedisError
-from coredis.exceptions import TimeoutError as RedisTimeoutError
-from coredis.typing import Serializable
 from limits import parse_many
 
 from garage_tools.errors import RateLimited
@@ -150,6 +144,16 @@ class Counters(Protocol):
     async def close(self) -> None: ...
 
 
+class SharedCountersUnavailable(Exception):
+    """The shared counters cannot be reached now (connection refused or lost, or too slow)."""
+
+
+class SharedCounters(Counters, Protocol):
+    """Counters every process shares (Redis, in `redis_counters.py`); `take` raises `SharedCountersUnavailable`."""
+
+    async def ping(self, seconds: float) -> bool: ...
+
+
 class MemoryCounters:
     """Counters in this process's memory (the embedded default, and the fallback when Redis is down)."""
 
@@ -191,62 +195,6 @@ class MemoryCounters:
         self._counts.clear()
 
 
-# KEYS: counter keys; ARGV: cost, then (limit, seconds) per key. All or nothing, atomically.
-_TAKE = """
-local cost = tonumber(ARGV[1])
-local counts, ttls, allowed = {}, {}, 1
-for i, key in ipairs(KEYS) do
-  local count = tonumber(redis.call('GET', key) or '0')
-  local ttl = redis.call('PTTL', key)
-  if ttl < 0 then count = 0; ttl = tonumber(ARGV[2 * i + 1]) * 1000 end
-  counts[i], ttls[i] = count, ttl
-  if count + cost > tonumber(ARGV[2 * i]) then allowed = 0 end
-end
-local out = {allowed}
-for i, key in ipairs(KEYS) do
-  if allowed == 1 then
-    counts[i] = redis.call('INCRBY', key, cost)
-    if counts[i] == cost then redis.call('PEXPIRE', key, ttls[i]) end
-  end
-  out[#out + 1] = counts[i]
-  out[#out + 1] = ttls[i]
-end
-return out
-"""
-
-
-class RedisCounters:
-    """Counters shared by every process and host through one Redis server."""
-
-    def __init__(self, url: str, *, prefix: str = "garage-tools:", timeout: float = 0.5) -> None:
-        self.client: coredis.Redis[bytes] = coredis.Redis.from_url(
-            url, connect_timeout=timeout, stream_timeout=timeout, verify_version=False
-        )
-        self.script = self.client.register_script(_TAKE)
-        self.prefix = f"{prefix}rl:"
-
-    async def take(self, slots: Sequence[Slot], cost: int) -> tuple[bool, list[tuple[int, int]]]:
-        args: list[str | bytes | int | float | Serializable[Any]] = [cost]
-        for _, limit, seconds in slots:
-            args += [limit, seconds]
-        reply = await self.script(keys=[f"{self.prefix}{key}" for key, _, _ in slots], args=args)
-        values = [int(v) for v in cast(list[int], reply)]
-        pairs = [(values[i], math.ceil(values[i + 1] / 1000)) for i in range(1, len(values), 2)]
-        return values[0] == 1, pairs
-
-    async def ping(self, seconds: float) -> bool:
-        """Whether Redis answers a PING within `seconds`."""
-        try:
-            async with asyncio.timeout(seconds):
-                await self.client.ping()
-        except (RedisError, OSError, TimeoutError):
-            return False
-        return True
-
-    async def close(self) -> None:
-        pass  # coredis closes its pool when the client is collected
-
-
 def _count_refusal(windows: Sequence[Window], counts: Sequence[tuple[int, int]], cost: int) -> None:
     """Count a refusal for metrics, under each window that had no room for `cost`."""
     count_rate_limited(w.name for w, (count, _) in zip(windows, counts, strict=True) if count + cost > w.limit)
@@ -255,7 +203,7 @@ def _count_refusal(windows: Sequence[Window], counts: Sequence[tuple[int, int]],
 class RateLimiter:
     """Checks a caller partition against policies; Redis when configured, memory otherwise."""
 
-    def __init__(self, shared: RedisCounters | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, shared: SharedCounters | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.shared = shared
         self.local = MemoryCounters(clock)
         self.clock = clock
@@ -295,14 +243,11 @@ class RateLimiter:
         if self.shared is not None and self.clock() >= self._retry_redis_at:
             try:
                 result = await self.shared.take(slots, cost)
-            except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            except SharedCountersUnavailable as exc:
                 self._retry_redis_at = self.clock() + REDIS_RETRY_SECONDS
                 if self._redis_down_since is None:
                     self._redis_down_since = self.clock()
-                    log.warning(
-                        "rate limits: Redis unreachable (%s); counting in this process until it answers",
-                        type(exc).__name__,
-                    )
+                    log.warning("rate limits: Redis unreachable (%s); counting in this process until it answers", exc)
             else:
                 if self._redis_down_since is not None:
                     log.info(

@@ -1,0 +1,77 @@
+"""Rate-limit counters in Redis, shared by every process and host of a deployment.
+
+Imported only when `GARAGE_TOOLS_REDIS_URL` is set, so the embedded default never loads the Redis client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Sequence
+from typing import Any, cast
+
+import coredis
+from coredis.exceptions import ConnectionError as RedisConnectionError
+from coredis.exceptions import RedisError
+from coredis.exceptions import TimeoutError as RedisTimeoutError
+from coredis.typing import Serializable
+
+from garage_tools.access.ratelimit import SharedCountersUnavailable, Slot
+
+# KEYS: counter keys; ARGV: cost, then (limit, seconds) per key. All or nothing, atomically.
+_TAKE = """
+local cost = tonumber(ARGV[1])
+local counts, ttls, allowed = {}, {}, 1
+for i, key in ipairs(KEYS) do
+  local count = tonumber(redis.call('GET', key) or '0')
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 then count = 0; ttl = tonumber(ARGV[2 * i + 1]) * 1000 end
+  counts[i], ttls[i] = count, ttl
+  if count + cost > tonumber(ARGV[2 * i]) then allowed = 0 end
+end
+local out = {allowed}
+for i, key in ipairs(KEYS) do
+  if allowed == 1 then
+    counts[i] = redis.call('INCRBY', key, cost)
+    if counts[i] == cost then redis.call('PEXPIRE', key, ttls[i]) end
+  end
+  out[#out + 1] = counts[i]
+  out[#out + 1] = ttls[i]
+end
+return out
+"""
+
+
+class RedisCounters:
+    """Counters shared by every process and host through one Redis server."""
+
+    def __init__(self, url: str, *, prefix: str = "garage-tools:", timeout: float = 0.5) -> None:
+        self.client: coredis.Redis[bytes] = coredis.Redis.from_url(
+            url, connect_timeout=timeout, stream_timeout=timeout, verify_version=False
+        )
+        self.script = self.client.register_script(_TAKE)
+        self.prefix = f"{prefix}rl:"
+
+    async def take(self, slots: Sequence[Slot], cost: int) -> tuple[bool, list[tuple[int, int]]]:
+        args: list[str | bytes | int | float | Serializable[Any]] = [cost]
+        for _, limit, seconds in slots:
+            args += [limit, seconds]
+        try:
+            reply = await self.script(keys=[f"{self.prefix}{key}" for key, _, _ in slots], args=args)
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            raise SharedCountersUnavailable(type(exc).__name__) from exc
+        values = [int(v) for v in cast(list[int], reply)]
+        pairs = [(values[i], math.ceil(values[i + 1] / 1000)) for i in range(1, len(values), 2)]
+        return values[0] == 1, pairs
+
+    async def ping(self, seconds: float) -> bool:
+        """Whether Redis answers a PING within `seconds`."""
+        try:
+            async with asyncio.timeout(seconds):
+                await self.client.ping()
+        except (RedisError, OSError, TimeoutError):
+            return False
+        return True
+
+    async def close(self) -> None:
+        pass  # coredis closes its pool when the client is collected
