@@ -55,10 +55,30 @@ def test_descriptions_find_the_nearest_symptom(knowledge: Knowledge, text: str, 
         "how do I reset my password",
         "my car is making a funny smell",
         "do you sell doors in blue",
+        "the doorbell doesnt work",  # shares only "doesn't work" with a remote example
+        "when can you come out",  # shares only "out" with "the weatherstripping is worn out"
     ],
 )
 def test_texts_that_name_no_symptom_find_none(knowledge: Knowledge, text: str) -> None:
     assert knowledge.semantic_matcher.match(text) is None, knowledge.semantic_matcher.rank(text)[:2]
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("the cable on the right snapped and the door hangs", "moves_unevenly"),  # not the spring's bang
+        ("sounded like a rifle going off", "banging_noise"),
+        ("it only goes up part of the way", "opens_partially"),
+        ("the door goes up off kilter", "moves_unevenly"),
+        ("i cant program my truck to open the garage", "remote_not_working"),
+    ],
+)
+async def test_word_forms_of_the_tree_reach_the_fallback(knowledge: Knowledge, text: str, key: str) -> None:
+    """Gun names, "part of the way", "off kilter", a snapped cable and programming a car: the tree's word forms
+    and phrases, which the fallback reads as well (added after the round 4 held-out measurement)."""
+    context = ToolContext(knowledge=knowledge, caller=Caller.anonymous("test"), base_url="http://test")
+    result = dump(await invoke(REGISTRY, "diagnose", {"description": text, "useLlmFallback": True}, context))
+    assert result["symptom"]["key"] == key, result
 
 
 def test_a_rival_from_a_weaker_match_keeps_a_near_tie(knowledge: Knowledge) -> None:

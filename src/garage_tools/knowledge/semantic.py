@@ -57,6 +57,13 @@ STOPWORDS = frozenset(
     }
 )  # fmt: skip
 
+#: Words too general to carry a diagnosis on their own: an example shares at least one other word (or a
+#: close word form, by characters) with the description, or it is no match. Without this, "the doorbell
+#: doesn't work" is near "the remote doesn't work", and "when can you come out" near "... worn out".
+GENERAL_WORDS = frozenset({"wont", "work", "out", "come", "go", "goes", "went", "get"})
+#: Character similarity to the example that counts as sharing a word form ("grindy" and "grinding").
+CHAR_EVIDENCE = 0.3
+
 Vector = dict[str, float]
 
 
@@ -127,6 +134,20 @@ class SemanticMatcher:
                 features.update(padded[i : i + size] for i in range(len(padded) - size + 1))
         return features
 
+    def _shares_telling_words(self, text: str, exemplar: str) -> bool:
+        """Whether `text` and `exemplar` have a word in common beyond the `GENERAL_WORDS`, or a close word form."""
+        ours = {feature for feature in self._word_features(text) if feature.startswith("w:")}
+        theirs = {feature for feature in self._word_features(exemplar) if feature.startswith("w:")}
+        if any(feature[2:] not in GENERAL_WORDS for feature in ours & theirs):
+            return True
+        by_char = self._chars.vector(self._char_features(self._telling_words(text)))
+        example = self._chars.vector(self._char_features(self._telling_words(exemplar)))
+        return sum(weight * example.get(feature, 0.0) for feature, weight in by_char.items()) >= CHAR_EVIDENCE
+
+    def _telling_words(self, text: str) -> str:
+        """`text` without the words whose canonical form is one of the `GENERAL_WORDS` ("doesn't", "works")."""
+        return " ".join(word for word in words(text) if not GENERAL_WORDS.intersection(self._phrases.normalise(word)))
+
     def rank(self, text: str) -> list[SemanticMatch]:
         """Every symptom with its nearest example, most similar first (symptoms sharing nothing are left out)."""
         by_word = self._words.similarities(self._word_features(text))
@@ -150,6 +171,8 @@ class SemanticMatcher:
         if not ranked or ranked[0].similarity < MIN_SIMILARITY:
             return None
         best = ranked[0]
+        if not self._shares_telling_words(text, best.exemplar):
+            return None
         if rival is not None and best.symptom.key != rival:
             rival_similarity = next((m.similarity for m in ranked if m.symptom.key == rival), 0.0)
             if best.similarity - rival_similarity < RIVAL_MARGIN:
