@@ -3,7 +3,10 @@
 Quality: every question in bench/data/lab_questions.json names the lab and section a good answer
 cites. A question is a hit at k when that (labSlug, anchor) is among the first k chunks; recall@5
 is the share of hits at 5, MRR the mean of 1/rank of the expected section (0 when it is not in
-the top 10). Targets: recall@5 at least 0.9.
+the top 10). Target: recall@5 at least 0.9. The scoring lives in garage_tools.tools.retrieval_quality,
+which tests/unit/test_retrieval_quality.py runs too, so CI fails on the same figure. That set is the
+development set: the index's weights and the synonyms are tuned on it. `--held-out` asks
+bench/data/lab_questions_holdout.json instead, written before the last tuning and never used for it.
 
 Latency: the call every surface makes, `invoke(registry, "retrieveLabContext", arguments,
 context)` for a pro caller: input validation, the BM25 search, building and validating the
@@ -15,29 +18,29 @@ Usage (from the repository root):
 
     uv run python bench/retrieval.py              # 200 rounds over the questions
     uv run python bench/retrieval.py --rounds 50 --misses
+    uv run python bench/retrieval.py --held-out
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import random
 import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from garage_tools.access.caller import Caller, Tier
 from garage_tools.knowledge.loader import load_knowledge
 from garage_tools.registry import ToolContext, invoke
 from garage_tools.tools import build_registry
-from garage_tools.tools.retrieval import MAX_TOP_K, RetrieveOutput, lab_index
+from garage_tools.tools.retrieval import MAX_TOP_K, lab_index
+from garage_tools.tools.retrieval_quality import TARGET_RECALL_AT_5, evaluate, load_questions
 
 QUESTIONS = Path(__file__).parent / "data" / "lab_questions.json"
-TARGET_RECALL_AT_5 = 0.9
+HELD_OUT = Path(__file__).parent / "data" / "lab_questions_holdout.json"
 TARGET_P99_MS = 5.0
 
 
@@ -46,13 +49,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def rank_of(result: RetrieveOutput, lab_slug: str, anchor: str) -> int | None:
-    """The rank of the expected section in `result`, or None when it is not there."""
-    return next((c.rank for c in result.chunks if (c.lab_slug, c.anchor) == (lab_slug, anchor)), None)
-
-
 async def run(args: argparse.Namespace) -> int:
-    questions: list[dict[str, Any]] = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+    path = HELD_OUT if args.held_out else QUESTIONS
+    questions = load_questions(path)
     knowledge = load_knowledge()
     started = time.perf_counter()
     index = lab_index(knowledge)
@@ -64,25 +63,15 @@ async def run(args: argparse.Namespace) -> int:
         knowledge=knowledge, caller=Caller(tier=Tier.PRO, surface="bench", key_id="bench"), base_url="http://bench"
     )
 
-    ranks: list[int | None] = []
-    for question in questions:
-        result = await invoke(
-            registry, "retrieveLabContext", {"query": question["question"], "topK": MAX_TOP_K}, context
-        )
-        assert isinstance(result, RetrieveOutput)
-        rank = rank_of(result, question["labSlug"], question["anchor"])
-        ranks.append(rank)
-        if args.misses and (rank is None or rank > 1):
-            wanted = f"{question['labSlug']}#{question['anchor']}"
-            got = [f"{c.lab_slug}#{c.anchor}" for c in result.chunks[:3]]
-            print(f"  rank {rank}: {question['question']!r} wants {wanted}; got {got}")
-
-    total = len(questions)
-    recall = {k: sum(1 for r in ranks if r is not None and r <= k) / total for k in (1, 3, 5, 10)}
-    mrr = sum(1 / r for r in ranks if r is not None) / total
+    quality = await evaluate(registry, context, questions)
+    for asked in quality.asked:
+        if args.misses and (asked.rank is None or asked.rank > 1):
+            wanted = f"{asked.question.lab_slug}#{asked.question.anchor}"
+            print(f"  rank {asked.rank}: {asked.question.question!r} wants {wanted}; got {list(asked.found[:3])}")
+    recall = {k: quality.recall(k) for k in (1, 3, 5, 10)}
 
     rng = random.Random(args.seed)
-    order = [q["question"] for q in questions]
+    order = [q.question for q in questions]
     for _ in range(args.warmup):
         await invoke(registry, "retrieveLabContext", {"query": order[0], "topK": MAX_TOP_K}, context)
     timings: list[float] = []
@@ -96,9 +85,9 @@ async def run(args: argparse.Namespace) -> int:
             on_cpu.append((time.thread_time_ns() - begin_cpu) / 1e6)
 
     p99 = percentile(timings, 0.99)
-    print(f"questions: {total}")
+    print(f"questions: {len(questions)} ({path.name})")
     print(f"  {'recall@1':>9} {'recall@3':>9} {'recall@5':>9} {'recall@10':>10} {'MRR@10':>8}")
-    print(f"  {recall[1]:>9.3f} {recall[3]:>9.3f} {recall[5]:>9.3f} {recall[10]:>10.3f} {mrr:>8.3f}")
+    print(f"  {recall[1]:>9.3f} {recall[3]:>9.3f} {recall[5]:>9.3f} {recall[10]:>10.3f} {quality.mrr:>8.3f}")
     print(f"calls: {len(timings)} (topK {MAX_TOP_K}); milliseconds:")
     print(f"  {'':<9} {'p50':>7} {'p95':>7} {'p99':>7} {'max':>7}")
     for label, values in (("wall", timings), ("CPU", on_cpu)):
@@ -121,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=200, help="times every question is asked for timing")
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--misses", action="store_true", help="print every question not ranked first")
+    parser.add_argument("--held-out", action="store_true", help=f"ask {HELD_OUT.name}, never used for tuning")
     parser.add_argument("--seed", type=int, default=20261122)
     args = parser.parse_args(argv)
     return asyncio.run(run(args))

@@ -2,8 +2,10 @@
 
 Every lab page must load cleanly (no console error, no failed request) and its widget must answer its main
 control, as the widgets' contract says: one `data-lab-input` whose change alters the text of one
-`data-lab-output`. The getLabEmbed iframe is pasted into a page served by a second loopback server, so
-the lab runs cross-origin inside the frame exactly as on a contractor's site.
+`data-lab-output`. The calculators' default figures are checked against values worked out here from the
+formulas of the reference (domain-facts.md), so a formula broken in a lab's script fails. The getLabEmbed
+iframe is pasted into a page served by a second loopback server, so every lab runs cross-origin inside the
+sandboxed frame exactly as on a contractor's site.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ import functools
 import html
 import http.server
 import io
+import math
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +34,8 @@ from tests.conftest import LiveServer
 from tests.e2e.test_docs_pages import BROWSER_ACCEPT, parse
 
 PHONE = {"width": 360, "height": 740}
+#: The labs format numbers in the reader's locale; the expected figures below are written for this one.
+LOCALE = "en-US"
 FRAME_PAGE_WIDTH = {"width": 1024, "height": 768}
 MAX_PREVIEW_BYTES = 100_000
 #: The contractor's pages name an empty icon, so the browser's /favicon.ico request cannot 404 into the log.
@@ -87,6 +92,130 @@ def drive_main_control(scope: Any) -> tuple[str, str]:
         )
     expect(output).not_to_have_text(before or "", timeout=5_000)
     return before or "", output.text_content() or ""
+
+
+def headline_figures(scope: Any) -> dict[str, str]:
+    """The widget's headline cards (LabKit.stats), label -> the text shown."""
+    figures: dict[str, str] = scope.locator("#lab-interactive .lab-stat").evaluate_all(
+        """cards => Object.fromEntries(cards.map(card => [
+            card.querySelector('.lab-stat-label').textContent,
+            card.querySelector('.lab-stat-value').textContent,
+        ]))"""
+    )
+    return figures
+
+
+def embed_on_contractor_site(live_server: LiveServer, folder: Path, slug: str) -> str:
+    """Ask getLabEmbed for `slug` and paste its iframe into a page of the contractor's site; the page's name."""
+    embed = httpx.post(f"{live_server.url}/api/v1/getLabEmbed", json={"slug": slug}, timeout=10).json()
+    (folder / f"{slug}.html").write_text(
+        "<!doctype html><html><head><meta charset='utf-8'><title>Smith Garage Doors</title>"
+        f"{NO_FAVICON}</head><body><h1>Learn about your door</h1>"
+        f"<div style='max-width:900px'>{embed['iframeHtml']}</div></body></html>",
+        encoding="utf-8",
+    )
+    return f"{slug}.html"
+
+
+# ---- The calculators' default figures, worked out from the reference formulas ----
+
+
+def number(value: float, digits: int = 0) -> str:
+    """`value` as LabKit.fmt shows it in en-US: thousands separators and a fixed count of decimals."""
+    return f"{value:,.{digits}f}"
+
+
+def springs_defaults() -> dict[str, str]:
+    """domain-facts.md 7.1 on the 7.2 worked example: a 160 lb, 7 ft door on 4 in. drums with two springs."""
+    weight, drum, height, springs = 160, 4.0, 84, 2
+    torque = weight * drum / 2  # T = W x r, in-lb
+    turns = 7 * 4 / 4 + 2 / 4  # the quarter-turn rule: height_ft x 4 + 1 to 2 quarter-turns -> 30 for 7 ft
+    assert 0.5 <= turns - height / (math.pi * drum) <= 1  # N ~ H / (pi x d) + 0.5 to 1 extra turn
+    ippt = torque / turns  # IPPT_total = W x r / N
+    energy = math.pi * ippt * turns**2 / 12  # U = pi x IPPT_total x N^2, in ft-lb
+    life = 10_000 / (4 * 365)  # rated cycles / (cycles per day x 365), at 10,000 cycles and 4 a day
+    assert (round(ippt / springs, 2), turns, round(energy)) == (21.33, 7.5, 628)  # 7.2 as published
+    return {
+        "IPPT per spring": number(ippt / springs, 2),
+        "Turns of wind": number(turns, 2),
+        "Stored energy, closed": f"{number(energy)} ft-lb",
+        "Spring life": f"{number(life, 1)} years",
+    }
+
+
+def energy_defaults() -> dict[str, str]:
+    """Q = A x dT / R (U = 1/R, 4.2): a 16x7 door, 60 F garage, 20 F outside; bare steel (counted R-1) vs R-12.9.
+
+    The season: A x HDD x 24 / R at 5,000 degree days, bought as gas at 100,000 BTU a therm, 90% efficient,
+    $1.50 a therm.
+    """
+    area, difference, bare, better = 16 * 7, 60 - 20, 1.0, 12.9
+    season = area * 5000 * 24  # BTU x R
+    saving = season * (1 / bare - 1 / better) / (100_000 * 0.9) * 1.50
+    return {
+        "Heat loss now, per hour": f"{number(area * difference / bare)} BTU/h",
+        "With the new door, per hour": f"{number(area * difference / better)} BTU/h",
+        "Saving a year, garage at 65 °F": f"${number(saving)}",
+    }
+
+
+def roi_defaults() -> dict[str, str]:
+    """7.5: value added = job cost x percent recouped / 100, for the latest report ($4,513 at 193.9%)."""
+    cost, recouped = 4513, 193.9
+    added = cost * recouped / 100
+    assert round(added) == 8751  # the report's own resale value
+    return {
+        "Value added at resale": f"${number(added)}",
+        "Net cost after resale": f"${number(added - cost)} gain",
+        "Recouped": f"{number(recouped, 1)}%",
+    }
+
+
+def rolling_steel_defaults() -> dict[str, str]:
+    """7.4: a 10 ft curtain on a 3 in. barrel, each wrap adding 2 in. to the radius, plus a 2 in. allowance.
+
+    The rolled curtain seen end-on is a ring whose area is the curtain's length times one wrap's build, so
+    D = sqrt(D0^2 + 4 t L / pi) after (D - D0) / (2 t) wraps.
+    """
+    length, barrel, build, allowance = 10 * 12, 3.0, 2.0, 2.0
+    diameter = math.sqrt(barrel**2 + 4 * build * length / math.pi)
+    assert round(diameter, 1) == 17.7  # just under the 18-24 in. the reference quotes
+    return {
+        "Coil diameter": f"{number(diameter, 1)} in",
+        "Wraps on the barrel": number((diameter - barrel) / (2 * build), 2),
+        "Headroom needed": f"{number(diameter + allowance, 1)} in",
+    }
+
+
+def spring_fatigue_defaults() -> dict[str, str]:
+    """7.1 spring life: rated cycles / (cycles per day x 365), at 10,000 cycles, 4 a day, a 5-year-old spring."""
+    rating, per_day, age = 10_000, 4, 5
+    return {
+        "Expected life": f"{number(rating / (per_day * 365), 1)} years",
+        "Cycles a year": number(per_day * 365),
+        "Rating used so far": f"{number(age * per_day * 365 / rating * 100)}%",
+    }
+
+
+def catapult_defaults() -> dict[str, str]:
+    """E = 1/2 k x^2, v = sqrt(2 E efficiency / m), range = v^2 sin(2 angle) / g: 400 N/m, 20 cm, 50 g, 70%, 45 deg."""
+    energy = 0.5 * 400 * 0.20**2
+    speed = math.sqrt(2 * energy * 0.70 / 0.050)
+    return {
+        "Stored energy": f"{number(energy, 2)} J",
+        "Launch speed": f"{number(speed, 1)} m/s ({number(speed * 2.23694)} mph)",
+        "Range, flat ground": f"{number(speed**2 * math.sin(math.radians(2 * 45)) / 9.81, 1)} m",
+    }
+
+
+CALCULATORS: dict[str, Callable[[], dict[str, str]]] = {
+    "science-of-garage-door-springs": springs_defaults,
+    "energy-efficiency-lab": energy_defaults,
+    "garage-door-roi": roi_defaults,
+    "rolling-steel-lab": rolling_steel_defaults,
+    "spring-fatigue-cold-weather": spring_fatigue_defaults,
+    "spring-powered-catapult": catapult_defaults,
+}
 
 
 # ---- Plain HTTP: headers, content, previews, not found ----
@@ -201,31 +330,82 @@ def test_the_index_shows_every_preview(browser: Any, live_server: LiveServer) ->
     page.close()
 
 
-@pytest.mark.parametrize("slug", ["safety-systems-lab", "science-of-garage-door-springs"])
+@pytest.mark.parametrize("slug", CALCULATORS)
+def test_each_calculator_opens_on_the_figures_the_reference_formulas_give(
+    browser: Any, live_server: LiveServer, slug: str
+) -> None:
+    context = browser.new_context(locale=LOCALE)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/labs/{slug}")
+    page.locator("#lab-interactive .lab-stat").first.wait_for()
+    expected = CALCULATORS[slug]()
+    shown = headline_figures(page)
+    assert {label: shown.get(label) for label in expected} == expected
+    context.close()
+
+
+def test_the_energy_labs_garage_temperature_sets_the_hourly_loss_and_the_season_says_65_f(
+    browser: Any, live_server: LiveServer
+) -> None:
+    context = browser.new_context(locale=LOCALE)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/labs/energy-efficiency-lab")
+    before = headline_figures(page)
+    page.get_by_role("slider", name="Garage temperature (°F)").fill("45")
+    after = headline_figures(page)
+    assert after["Heat loss now, per hour"] == f"{number(16 * 7 * (45 - 20))} BTU/h"
+    # Degree days count from 65 F: the season is for a garage heated to 65 F, and the page says so.
+    assert after["Saving a year, garage at 65 °F"] == before["Saving a year, garage at 65 °F"]
+    expect(page.locator("#lab-interactive h3", has_text="Over a heating season")).to_have_text(
+        "Over a heating season, garage heated to 65 °F"
+    )
+    context.close()
+
+
+@pytest.mark.parametrize("slug", LAB_SLUGS)
 def test_the_embed_html_runs_the_lab_on_another_sites_page(
     browser: Any, live_server: LiveServer, contractor_site: tuple[str, Path], slug: str
 ) -> None:
-    embed = httpx.post(f"{live_server.url}/api/v1/getLabEmbed", json={"slug": slug}, timeout=10).json()
     origin, folder = contractor_site
-    (folder / f"{slug}.html").write_text(
-        "<!doctype html><html><head><meta charset='utf-8'><title>Smith Garage Doors</title>"
-        f"{NO_FAVICON}</head><body><h1>Learn about your door</h1>"
-        f"<div style='max-width:900px'>{embed['iframeHtml']}</div></body></html>",
-        encoding="utf-8",
-    )
+    name = embed_on_contractor_site(live_server, folder, slug)
     page = browser.new_page(viewport=FRAME_PAGE_WIDTH)
     page.set_default_timeout(15_000)
     problems = watch(page)
-    page.goto(f"{origin}/{slug}.html")
+    page.goto(f"{origin}/{name}")
     frame = page.frame_locator("iframe")
     frame.locator("#lab-interactive [data-lab-output]").wait_for(state="attached")
     assert frame.locator("h1").inner_text() == LABS[slug].title
     assert frame.locator("header.lab-bar").is_visible()
     box = page.locator("iframe").bounding_box()
     assert box is not None and abs(box["width"] / box["height"] - 16 / 9) < 0.02  # responsive 16:9
+    (lab_frame,) = [f for f in page.frames if f.url.startswith(f"{live_server.url}/labs/{slug}")]
+    assert lab_frame.evaluate("self.origin") == "null", "sandboxed without allow-same-origin"
     before, after = drive_main_control(frame)
     assert after != before
     assert problems == []
+    page.close()
+
+
+def test_open_full_lab_leaves_the_frame_for_an_unsandboxed_tab(
+    browser: Any, live_server: LiveServer, contractor_site: tuple[str, Path]
+) -> None:
+    slug = "garage-door-roi"
+    origin, folder = contractor_site
+    name = embed_on_contractor_site(live_server, folder, slug)
+    page = browser.new_page(viewport=FRAME_PAGE_WIDTH)
+    page.set_default_timeout(15_000)
+    problems = watch(page)
+    page.goto(f"{origin}/{name}")
+    link = page.frame_locator("iframe").locator("header.lab-bar a", has_text="Open full lab")
+    with page.expect_popup() as opened:
+        link.click()
+    tab = opened.value
+    tab.locator("#lab-interactive [data-lab-output]").wait_for(state="attached")
+    assert tab.url == f"{live_server.url}/labs/{slug}"
+    assert tab.evaluate("self.origin") == live_server.url, "the new tab is out of the sandbox"
+    assert page.url == f"{origin}/{name}", "the contractor's page stays put"
+    assert problems == []
+    tab.close()
     page.close()
 
 

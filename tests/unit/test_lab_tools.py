@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from garage_tools.access.caller import Caller, Tier
 from garage_tools.errors import AuthRequired, InvalidArguments
-from garage_tools.knowledge.lab_index import STOP_WORDS, SYNONYM_WEIGHT, LabIndex, SynonymList, terms
+from garage_tools.knowledge.lab_index import STOP_WORDS, SYNONYM_WEIGHT, LabIndex, Query, SynonymList, terms
 from garage_tools.knowledge.labs import LAB_SLUGS, PREVIEW_DIR, section_url
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.stemmer import stem
@@ -140,6 +140,15 @@ def test_descriptions_say_which_tool_fits_which_caller() -> None:
     assert "getLab" in REGISTRY.get("getLabEmbed").description
 
 
+def test_the_embed_description_promises_what_the_sandbox_allows() -> None:
+    description = REGISTRY.get("getLabEmbed").description
+    sandbox = lab_tools.IFRAME_SANDBOX.split()
+    assert "pop-up" not in description  # the "Open full lab" link is a pop-up the sandbox lets through
+    assert ("opens the lab in a new tab" in description) == ("allow-popups" in sandbox)
+    assert ("use cookies or storage" in description) == ("allow-same-origin" not in sandbox)
+    assert "full screen" not in description
+
+
 # --- getLabEmbed -------------------------------------------------------------------------
 
 
@@ -172,9 +181,11 @@ async def test_embed_html_is_a_sandboxed_lazy_responsive_iframe(knowledge: Knowl
     (frame,) = parsed.frames
     assert frame["src"] == embed["embedUrl"]
     assert frame["title"] and embed["title"] in frame["title"]
-    assert frame["loading"] == "lazy" and frame["allow"] == "fullscreen" and "allowfullscreen" in frame
-    # The lab runs and its "Open full lab" link opens a normal tab; it cannot navigate the host page or post forms.
-    assert frame["sandbox"] == "allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"
+    assert frame["loading"] == "lazy"
+    assert "allow" not in frame and "allowfullscreen" not in frame, "no lab asks to go full screen"
+    # The lab runs and its "Open full lab" link opens a normal tab; it cannot navigate the host page or post
+    # forms, and without allow-same-origin it runs in an opaque origin, away from this site's cookies and storage.
+    assert frame["sandbox"] == "allow-scripts allow-popups allow-popups-to-escape-sandbox"
     assert frame["referrerpolicy"]
     assert "aspect-ratio:16/9" in (frame["style"] or "") and "width:100%" in (frame["style"] or "")
 
@@ -287,6 +298,8 @@ def test_porter_stems() -> None:
 def test_terms_drop_stop_words_and_fold_word_forms() -> None:
     assert terms("Why won't my door's springs CLOSE?") == ["door", "spring", "close"]
     assert not {"the", "why", "wont"} - STOP_WORDS
+    # Fillers carry no topic; doing it yourself is a topic here.
+    assert terms("is it really actually worth doing myself?") == ["worth", "myself"]
 
 
 def test_section_titles_and_lab_keywords_weigh_more_than_body_words(knowledge: Knowledge) -> None:
@@ -301,13 +314,38 @@ def test_the_index_is_built_once_per_knowledge_base(knowledge: Knowledge) -> Non
     assert lab_index(knowledge) is lab_index(knowledge)
 
 
-def test_synonyms_bring_in_the_labs_words_at_a_lower_weight(knowledge: Knowledge) -> None:
-    weights = lab_index(knowledge).query_weights("the photo eye blinks")
-    assert weights["photo"] == weights["ey"] == weights["blink"] == 1.0
-    assert weights["sensor"] == SYNONYM_WEIGHT
-    assert LabIndex.build(knowledge.labs).query_weights("the photo eye blinks") == {"photo": 1, "ey": 1, "blink": 1}
+def test_synonyms_bring_in_the_other_phrases_of_a_group(knowledge: Knowledge) -> None:
+    query = lab_index(knowledge).expand("the photo eye blinks")
+    assert query.terms == ("photo", "ey", "blink")
+    (alternatives,) = query.synonyms  # one group: photo eye, safety sensor, electric eye...
+    assert ("sensor",) in alternatives and ("safeti", "sensor") in alternatives
+    assert ("safeti",) in alternatives, "'safety eye' without the caller's own 'eye'"
+    assert ("photo", "ey") not in alternatives and () not in alternatives
+    assert LabIndex.build(knowledge.labs).expand("the photo eye blinks") == Query(("photo", "ey", "blink"), ())
     with pytest.raises(ValidationError, match="only of stop words"):
         SynonymList.model_validate({"groups": [{"words": ["sensor", "the other"]}]})
+
+
+def test_a_synonym_group_counts_once_and_a_phrase_as_one_word(knowledge: Knowledge) -> None:
+    """A section scores the caller's word plus SYNONYM_WEIGHT x its best alternative, never the sum of them all.
+
+    Summing let a large group outweigh what the caller typed: "worth" pulled in the ROI lab's every synonym.
+    """
+    group = SynonymList.model_validate({"groups": [{"words": ["worth", "ROI", "payback", "resale value"]}]})
+    with_group = LabIndex.build(knowledge.labs, group)
+    bare = LabIndex.build(knowledge.labs)
+
+    def scores(index: LabIndex, text: str) -> dict[tuple[str, str], float]:
+        return {(h.lab.slug, h.section.anchor): h.score for h in index.search(text, top_k=len(index))}
+
+    worth, roi, payback = scores(bare, "worth"), scores(bare, "roi"), scores(bare, "payback")
+    resale, value = scores(bare, "resale"), scores(bare, "value")
+    got = scores(with_group, "worth")
+    assert len(got) > len(worth), "the synonyms reach sections without the word 'worth'"
+    for section, score in got.items():
+        resale_value = (resale.get(section, 0.0) + value.get(section, 0.0)) / 2  # a two-word phrase: the mean
+        best = max(roi.get(section, 0.0), payback.get(section, 0.0), resale_value)
+        assert score == pytest.approx(worth.get(section, 0.0) + SYNONYM_WEIGHT * best), section
 
 
 def test_trim_cuts_at_a_sentence_or_a_word() -> None:

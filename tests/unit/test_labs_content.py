@@ -28,7 +28,9 @@ from garage_tools.knowledge.labs import (
 from garage_tools.knowledge.loader import DATA_DIR, Knowledge, KnowledgeError, load_knowledge
 
 LABS_DIR = DATA_DIR / "labs"
-QUESTIONS = Path(__file__).parents[2] / "bench" / "data" / "lab_questions.json"
+BENCH_DATA = Path(__file__).parents[2] / "bench" / "data"
+#: The development set (the search is tuned on it) and the held-out set (never used for tuning), with their least sizes.
+QUESTION_SETS = {"lab_questions.json": 40, "lab_questions_holdout.json": 20}
 SPRINGS = "science-of-garage-door-springs"
 
 
@@ -177,14 +179,15 @@ def test_the_service_refuses_to_start_with_a_broken_lab(tmp_path: Path) -> None:
 # --- the retrieval evaluation set --------------------------------------------------------
 
 
-def questions() -> list[dict[str, Any]]:
-    loaded: list[dict[str, Any]] = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+def questions(name: str) -> list[dict[str, Any]]:
+    loaded: list[dict[str, Any]] = json.loads((BENCH_DATA / name).read_text(encoding="utf-8"))
     return loaded
 
 
-def test_every_question_names_a_section_that_exists(knowledge: Knowledge) -> None:
-    asked = questions()
-    assert len(asked) >= 40
+@pytest.mark.parametrize("name", QUESTION_SETS)
+def test_every_question_names_a_section_that_exists(knowledge: Knowledge, name: str) -> None:
+    asked = questions(name)
+    assert len(asked) >= QUESTION_SETS[name]
     assert len({q["question"].lower() for q in asked}) == len(asked), "a question is listed twice"
     for q in asked:
         assert set(q) == {"question", "labSlug", "anchor"}
@@ -195,3 +198,8 @@ def test_every_question_names_a_section_that_exists(knowledge: Knowledge) -> Non
         assert section.title.lower() not in q["question"].lower(), f"copies the section title: {q}"
     per_lab = {slug: sum(q["labSlug"] == slug for q in asked) for slug in LAB_SLUGS}
     assert min(per_lab.values()) >= 2, per_lab
+
+
+def test_the_held_out_set_shares_no_question_with_the_development_set() -> None:
+    development = {q["question"].lower() for q in questions("lab_questions.json")}
+    assert not development & {q["question"].lower() for q in questions("lab_questions_holdout.json")}

@@ -7,6 +7,13 @@ word in the section title counts `TITLE_WEIGHT` times, the lab's title and keywo
 section body counts once. Words are lower-cased, stripped of stop words and reduced to their
 Porter stems; `data/lab_synonyms.json` maps homeowner words onto the labs' vocabulary.
 
+A synonym group is scored as one concept standing in for the caller's words: a section gains
+credit, at SYNONYM_WEIGHT, for the best of the group's other phrases it contains (a disjunction
+max), not for each of them, and a phrase of several words counts as one word. Summing every
+alternative let a word with a large group ("worth": return on investment, ROI, payback, resale
+value...) outweigh all the words the caller typed, so the ROI lab answered any question that
+asked whether something was worth it.
+
 With some sixty sections the whole index is a few thousand postings. Everything that does not
 depend on the query (the per-term, per-section BM25 weight) is computed when the index is built,
 once per process, so a query is a handful of dictionary lookups and additions.
@@ -34,25 +41,26 @@ B = 0.75
 #: How many times a word in a section's title, or in its lab's title and keywords, counts.
 TITLE_WEIGHT = 3.0
 LAB_WEIGHT = 1.5
-#: How much a word reached only through a synonym counts, next to a word the caller used.
+#: How much a synonym group counts, next to a word the caller used.
 SYNONYM_WEIGHT = 0.5
 
 _WORD = re.compile(r"[a-z0-9]+")
 _APOSTROPHES = str.maketrans("", "", "'\u2019\u2018`\u00b4")
 
-#: Words that carry no topic (apostrophes are removed first: "won't" is `wont`). Directions and
-#: states (up, down, off, open) are left in: for a door they are the topic.
+#: Words that carry no topic (apostrophes are removed first: "won't" is `wont`), fillers such as
+#: "really" and "actually" among them. Directions and states (up, down, off, open) are left in: for
+#: a door they are the topic; so are "myself" and "yourself", which ask whether a job is DIY.
 STOP_WORDS = frozenset((
-    "a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because",
-    "been", "before", "being", "between", "both", "but", "by", "can", "cant", "could", "couldnt", "did", "didnt",
-    "do", "does", "doesnt", "doing", "dont", "during", "each", "few", "for", "from", "further", "get", "gets",
-    "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "im", "in",
-    "into", "is", "isnt", "it", "its", "itself", "ive", "just", "me", "more", "most", "much", "many", "my",
-    "myself", "no", "nor", "not", "now", "of", "once", "only", "or", "other", "our", "ours", "own", "same", "she",
+    "a", "about", "actually", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+    "because", "been", "before", "being", "between", "both", "but", "by", "can", "cant", "could", "couldnt", "did",
+    "didnt", "do", "does", "doesnt", "doing", "dont", "during", "each", "few", "for", "from", "further", "get",
+    "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "im",
+    "in", "into", "is", "isnt", "it", "its", "itself", "ive", "just", "me", "more", "most", "much", "many", "my",
+    "no", "nor", "not", "now", "of", "once", "only", "or", "other", "our", "ours", "own", "really", "same", "she",
     "should", "shouldnt", "so", "some", "such", "than", "that", "thats", "the", "their", "theirs", "them", "then",
     "there", "these", "they", "this", "those", "through", "to", "too", "very", "was", "wasnt", "we", "were", "what",
     "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "wont", "would", "wouldnt",
-    "you", "your", "yours", "yourself",
+    "you", "your", "yours",
 ))  # fmt: skip
 
 
@@ -69,6 +77,8 @@ def terms(text: str) -> list[str]:
 # --- synonyms ----------------------------------------------------------------------------
 
 Phrase = Annotated[str, StringConstraints(min_length=1, max_length=60, strip_whitespace=True)]
+#: A phrase as the index sees it: its terms, in order.
+Terms = tuple[str, ...]
 
 
 class SynonymGroup(DataModel):
@@ -88,22 +98,17 @@ class SynonymGroup(DataModel):
 class SynonymList(DataModel):
     """`data/lab_synonyms.json`: how homeowners' words map onto the labs' vocabulary.
 
-    A query word or phrase found in a group brings in the terms of the group's other phrases at
-    SYNONYM_WEIGHT, so "photo eye" also finds sections that say "safety sensor". Groups hold
-    general equivalences of the trade, not the wording of particular questions.
+    A query word or phrase found in a group brings in the group's other phrases, so "photo eye"
+    also finds sections that say "safety sensor"; a section scores for the best of them, at
+    SYNONYM_WEIGHT. Groups hold general equivalences of the trade, not the wording of particular
+    questions.
     """
 
     groups: list[SynonymGroup]
 
-    def expansions(self) -> dict[tuple[str, ...], tuple[str, ...]]:
-        """Each phrase (as its terms) mapped to the terms of the other phrases in its group."""
-        mapping: dict[tuple[str, ...], set[str]] = {}
-        for group in self.groups:
-            phrases = [tuple(terms(phrase)) for phrase in group.words]
-            for phrase in phrases:
-                others = {term for other in phrases if other != phrase for term in other}
-                mapping.setdefault(phrase, set()).update(others - set(phrase))
-        return {phrase: tuple(sorted(extra)) for phrase, extra in mapping.items() if extra}
+    def phrase_groups(self) -> list[tuple[Terms, ...]]:
+        """Each group as its phrases' terms, duplicates dropped ("photo eye" and "photo-eye" are one)."""
+        return [tuple(dict.fromkeys(tuple(terms(phrase)) for phrase in group.words)) for group in self.groups]
 
 
 # --- the index ---------------------------------------------------------------------------
@@ -119,6 +124,15 @@ class Hit:
 
 
 @dataclass(frozen=True, slots=True)
+class Query:
+    """A question as the index scores it."""
+
+    terms: Terms  # the caller's own terms, each once, at weight 1
+    #: Per synonym group the question touches, the group's other phrases without the caller's own terms.
+    synonyms: tuple[tuple[Terms, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class _Document:
     lab: Lab
     section: LabSection
@@ -131,12 +145,18 @@ class LabIndex:
         self,
         documents: Sequence[_Document],
         postings: dict[str, list[tuple[int, float]]],
-        synonyms: dict[tuple[str, ...], tuple[str, ...]],
+        synonym_groups: Sequence[tuple[Terms, ...]],
     ) -> None:
         self._documents = documents
         self._postings = postings
-        self._synonyms = synonyms
-        self._longest_synonym = max((len(phrase) for phrase in synonyms), default=1)
+        self._groups = tuple(synonym_groups)
+        self._groups_with: dict[Terms, list[int]] = {}  # phrase -> the groups it belongs to
+        for number, group in enumerate(self._groups):
+            for phrase in group:
+                self._groups_with.setdefault(phrase, []).append(number)
+        self._longest_synonym = max((len(phrase) for phrase in self._groups_with), default=1)
+        # Every synonym phrase's per-section score, computed once: a query only looks them up.
+        self._phrase_cache = {phrase: self._phrase_scores(phrase) for phrase in self._groups_with}
 
     @classmethod
     def build(cls, labs: Iterable[Lab], synonyms: SynonymList | None = None) -> LabIndex:
@@ -164,27 +184,53 @@ class LabIndex:
             for term, tf in weighted.items():
                 idf = math.log(1 + (total - containing[term] + 0.5) / (containing[term] + 0.5))
                 postings.setdefault(term, []).append((number, idf * tf * (K1 + 1) / (tf + norm)))
-        return cls(documents, postings, synonyms.expansions() if synonyms is not None else {})
+        return cls(documents, postings, synonyms.phrase_groups() if synonyms is not None else [])
 
     def __len__(self) -> int:
         return len(self._documents)
 
-    def query_weights(self, text: str) -> dict[str, float]:
-        """The query's terms with their weights: 1 for the caller's own words, less for synonyms."""
+    def expand(self, text: str) -> Query:
+        """`text` as the caller's own terms plus the synonym groups any of its words or phrases belong to."""
         query = terms(text)
-        weights = dict.fromkeys(query, 1.0)
+        own = tuple(dict.fromkeys(query))
+        touched: dict[int, None] = {}  # group numbers, in the order the question reaches them
         for start in range(len(query)):
-            for size in range(min(self._longest_synonym, len(query) - start), 0, -1):
-                for term in self._synonyms.get(tuple(query[start : start + size]), ()):
-                    weights.setdefault(term, SYNONYM_WEIGHT)
-        return weights
+            for size in range(1, min(self._longest_synonym, len(query) - start) + 1):
+                touched.update(dict.fromkeys(self._groups_with.get(tuple(query[start : start + size]), ())))
+        synonyms = []
+        for number in touched:
+            # The caller's own terms already count in full; what is left of each phrase stands in for them.
+            others = (tuple(term for term in phrase if term not in own) for phrase in self._groups[number])
+            alternatives = tuple(dict.fromkeys(phrase for phrase in others if phrase))
+            if alternatives:
+                synonyms.append(alternatives)
+        return Query(own, tuple(synonyms))
+
+    def _phrase_scores(self, phrase: Terms) -> dict[int, float]:
+        """Per section, the mean BM25 score of the phrase's terms: a phrase is worth one word, however long."""
+        sums: dict[int, float] = {}
+        for term in phrase:
+            for number, value in self._postings.get(term, ()):
+                sums[number] = sums.get(number, 0.0) + value
+        return {number: total / len(phrase) for number, total in sums.items()}
 
     def search(self, text: str, *, top_k: int, lab_slug: str | None = None) -> list[Hit]:
         """The `top_k` best sections for `text`, best first; only sections of `lab_slug` when given."""
+        query = self.expand(text)
         scores: dict[int, float] = {}
-        for term, weight in self.query_weights(text).items():
+        for term in query.terms:
             for number, value in self._postings.get(term, ()):
-                scores[number] = scores.get(number, 0.0) + weight * value
+                scores[number] = scores.get(number, 0.0) + value
+        for alternatives in query.synonyms:
+            concept: dict[int, float] = {}  # one concept: each section counts its best alternative only
+            for phrase in alternatives:
+                scored = self._phrase_cache.get(phrase)
+                if scored is None:  # a phrase cut short by the caller's own terms
+                    scored = self._phrase_scores(phrase)
+                for number, value in scored.items():
+                    concept[number] = max(concept.get(number, 0.0), value)
+            for number, value in concept.items():
+                scores[number] = scores.get(number, 0.0) + SYNONYM_WEIGHT * value
         if lab_slug is not None:
             scores = {n: s for n, s in scores.items() if self._documents[n].lab.slug == lab_slug}
         # Ties go to the earlier section (labs in spec order, sections in page order).

@@ -32,9 +32,13 @@ from garage_tools.models import InlineImage, InputModel, OutputModel
 from garage_tools.registry import Tool, ToolContext
 
 PREVIEW_MIME_TYPE = "image/png"
-#: What the embedded frame may do: run the lab's scripts against its own origin, go full screen, and open
-#: the full lab in a new, unsandboxed tab. It may not navigate the host page or submit forms.
-IFRAME_SANDBOX = "allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"
+#: What the embedded frame may do: run the lab's scripts, and open the full lab in a new tab (the embed bar's
+#: "Open full lab" link), which escapes the sandbox so the lab runs there as on our site. Nothing more. No
+#: `allow-same-origin`: no lab uses storage, cookies or fetch, and without it the frame runs in an opaque
+#: origin, so nothing in it can reach this site's cookies or storage (nor, framed by one of our own pages,
+#: remove its own sandbox). No top navigation, so the host page stays put; no forms. And no
+#: `allow="fullscreen"`: no lab asks to go full screen.
+IFRAME_SANDBOX = "allow-scripts allow-popups allow-popups-to-escape-sandbox"
 IFRAME_STYLE = "aspect-ratio:16/9;width:100%;border:0"
 IFRAME_REFERRER_POLICY = "strict-origin-when-cross-origin"
 
@@ -111,8 +115,7 @@ class LabEmbedOutput(OutputModel):
     embed_url: str = Field(description="The page the frame loads: the lab with a slim bar instead of site navigation.")
     iframe_html: str = Field(
         description=(
-            "Paste into any HTML page: a lazily loaded, sandboxed iframe that fills the width of its container "
-            "at 16:9 and may go full screen."
+            "Paste into any HTML page: a lazily loaded, sandboxed iframe that fills the width of its container at 16:9."
         )
     )
     width: int = Field(description="Suggested width in pixels where a fixed size is needed (16:9).")
@@ -176,8 +179,6 @@ def iframe_html(src: str, title: str) -> str:
         "src": src,
         "title": title,
         "loading": "lazy",
-        "allow": "fullscreen",
-        "allowfullscreen": None,
         "sandbox": IFRAME_SANDBOX,
         "referrerpolicy": IFRAME_REFERRER_POLICY,
         "style": IFRAME_STYLE,
@@ -235,11 +236,11 @@ GET_LAB_EMBED = Tool(
     title="An interactive lab, as embeddable HTML",
     summary="Iframe HTML (responsive 16:9, lazy, sandboxed) and the direct URL of an interactive lab.",
     description=(
-        "Returns ready-to-paste iframe HTML for a lab (responsive 16:9, lazy loading, full screen allowed, "
-        "sandboxed: the lab's scripts run, but it cannot navigate the host page, open pop-ups or submit forms) "
-        "plus the direct URL. Use it when the result will be shown "
-        "as HTML, e.g. on a contractor's website or in a client that renders embeds. Callers that cannot "
-        "render iframes should use getLab, which returns a static preview image. " + _SLUGS_SENTENCE
+        "Returns ready-to-paste iframe HTML for a lab (responsive 16:9, lazy loading, sandboxed: the lab's "
+        "scripts run and its 'Open full lab' link opens the lab in a new tab, but the frame cannot navigate "
+        "the host page, submit forms or use cookies or storage) plus the direct URL. Use it when the result "
+        "will be shown as HTML, e.g. on a contractor's website or in a client that renders embeds. Callers "
+        "that cannot render iframes should use getLab, which returns a static preview image. " + _SLUGS_SENTENCE
     ),
     input_model=LabInput,
     output_model=LabEmbedOutput,

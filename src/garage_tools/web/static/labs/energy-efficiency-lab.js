@@ -2,6 +2,9 @@
 // Conduction only: Q = A x dT / R (BTU/h, with A in sq ft, dT in deg F, R in ft2.F.h/BTU); a season is
 // A x HDD x 24 / R. R-values are the section 4.2 figures of domain-facts.md. They describe the panel core,
 // so the results are a best case for the installed door (its U-factor also counts joints, edges and leaks).
+// The garage temperature sets the cold-day rate only: degree days are counted from 65 F, so the season's
+// figures are for a garage heated to 65 F, and the page says so (recounting them from another base needs
+// the town's daily temperatures, which the lab does not have).
 (() => {
   "use strict";
   const K = window.LabKit;
@@ -56,7 +59,7 @@
       value: 20,
       main: true,
       onChange: update,
-      hint: "A cold day you want to check.",
+      hint: "A cold day you want to check; with the garage temperature it sets the heat loss per hour.",
     });
     const hdd = K.rangeField({
       label: "Heating degree days",
@@ -68,8 +71,9 @@
       value: 5000,
       onChange: update,
       hint:
-        "Base 65 °F; your weather service or utility publishes the figure for your town (5,000 is only a " +
-        "starting value). A garage kept cooler than 65 °F loses less than this.",
+        "Counted from 65 °F, so the season's figures are for a garage heated to 65 °F, whatever the garage " +
+        "temperature above; one kept cooler, or unheated, loses and saves less. Your weather service or utility " +
+        "publishes the figure for your town (5,000 is only a starting value).",
     });
     const fuel = K.selectField({ label: "Heating fuel", choices: FUELS, value: "gas", onChange: fuelChanged });
     const price = K.numberField({
@@ -95,17 +99,17 @@
 
     const head = K.stats();
     const cards = {
-      now: head.stat("Loss now, this day", { main: true }),
-      next: head.stat("Loss with new door"),
-      saving: head.stat("Saving a year"),
+      now: head.stat("Heat loss now, per hour", { main: true }),
+      next: head.stat("With the new door, per hour"),
+      saving: head.stat("Saving a year, garage at 65 °F"),
     };
-    const out = K.results("Over a heating season");
+    const out = K.results("Over a heating season, garage heated to 65 °F");
     const rows = {
-      area: out.row("Door area and temperature difference"),
       energy: out.row("Heat through the door a year"),
       cost: out.row("Heating cost of that heat"),
       cut: out.row("Cut in door heat loss"),
     };
+    const lossSum = K.el("p", { class: "lk-hint" }); // the cold day's A x dT, under the formula
     const bars = ["Current door", "New door"].map((name) => {
       const bar = K.bar();
       const label = K.el("span", { class: "lk-hint" });
@@ -147,7 +151,10 @@
       const costNew = (yearly(rNew) / perUnit) * price.read();
       cards.saving.textContent = K.money(costNow - costNew);
 
-      rows.area.textContent = `${K.fmt(area)} sq ft; ${K.fmt(dT)} °F` + (dT === 0 ? " (no heat flows out)" : "");
+      lossSum.textContent =
+        `${K.fmt(area)} sq ft × ${K.fmt(dT)} °F (garage ${K.fmt(inside.read())} °F, outside ` +
+        `${K.fmt(outside.read())} °F) ÷ R` +
+        (dT === 0 ? ": no heat flows out" : "");
       rows.energy.textContent =
         `${K.fmt(yearly(rNow) / 1e6, 2)} million BTU now, ` +
         `${K.fmt(yearly(rNew) / 1e6, 2)} million BTU with the new door`;
@@ -174,7 +181,8 @@
           "div",
           {},
           K.group("The door", [size, current, upgrade]),
-          K.group("The weather", [outside, inside, hdd]),
+          K.group("A cold day", [outside, inside]),
+          K.group("A heating season", [hdd]),
           K.group("Your heating", [fuel, price, efficiency]),
         ),
         K.el(
@@ -184,6 +192,7 @@
             "div",
             { class: "lab-panel" },
             K.el("h3", { text: "Heat loss, Q = A × ΔT ÷ R" }),
+            lossSum,
             bars.map((b) => b.element),
           ),
           out.element,
