@@ -1,4 +1,4 @@
--- MCP tools/call of diagnose on protocol 2025-11-25: the SDK's legacy stateless transport.
+-- MCP tools/call of diagnose on protocol 2025-11-25, as a client sends it after the initialize handshake.
 -- No initialize and no session are needed, because the server runs stateless.
 --   wrk -t1 -c32 -d10s --latency -s bench/mcp_2025.lua http://127.0.0.1:8000
 -- bench/run.py reads the method, path, headers and body below for its pre-flight check.

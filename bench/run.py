@@ -226,6 +226,15 @@ CONFIGS: dict[str, Config] = {
             twin="mcp-2026",
         ),
         Config(
+            "mcp-2025-redis",
+            "MCP tools/call diagnose, 2025-11-25, rate limits counted in Redis",
+            "ours",
+            "mcp_2025.lua",
+            mcp_symptom,
+            redis=True,
+            twin="mcp-2025",
+        ),
+        Config(
             "rest-2-workers",
             "REST POST /api/v1/diagnose, serve --workers 2 with Redis (unpinned: wrk shares the CPUs)",
             "ours",

@@ -1,4 +1,4 @@
-"""The official MCP conformance suite against the real server, on both protocol revisions.
+"""The official MCP conformance suite against the real server, on three protocol revisions.
 
 `scripts/setup-conformance.sh` installs the pinned suite and its Node runtime into
 tests/conformance/node_modules. The suite runs every scenario (`--suite all`) against the public

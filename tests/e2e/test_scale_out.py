@@ -3,7 +3,8 @@
 Each process stands for a worker or a host behind a load balancer. Whatever a caller does through
 one must hold through the other: the rate limit is one budget, a key made in one works in the
 other, reports and leads land in the shared store, and the outbox delivers each message once even
-though both processes run a mail worker.
+though both processes run a mail worker. (That `serve --workers 2` really spreads calls over both
+workers is shown in test_observability.py, by the worker pids in the access log.)
 """
 
 from __future__ import annotations
@@ -80,13 +81,6 @@ def wait_until(check: Any, seconds: float = 30) -> None:
         time.sleep(0.1)
 
 
-def test_both_processes_answer_from_their_own_pid(cluster: Cluster) -> None:
-    pids = {server.process.pid for server in cluster.servers}
-    assert len(pids) == 2
-    for server in cluster.servers:
-        assert post(server, "diagnose", {"description": "loud bang"}).status_code == 200
-
-
 def test_the_public_limit_is_one_budget_across_processes(cluster: Cluster) -> None:
     # Alternate between the two processes, as a round-robin load balancer would.
     statuses = [
@@ -140,5 +134,6 @@ def test_the_outbox_delivers_each_message_once_with_two_workers_running(cluster:
     wait_until(lambda: len(delivered()) >= len(addresses))
     time.sleep(1)  # room for a second, duplicate delivery to show up if a message were claimed twice
     assert sorted(delivered()) == sorted(addresses)
-    sent = cluster.first.query("SELECT count(*) FROM outbox WHERE to_address LIKE $1 AND status = 'sent'", f"%{run}%")
-    assert sent[0][0] == len(addresses)
+    rows = cluster.first.query("SELECT status, attempts FROM outbox WHERE to_address LIKE $1", f"%{run}%")
+    # Each message was claimed by exactly one of the two workers, exactly once.
+    assert sorted(tuple(row) for row in rows) == [("sent", 1)] * len(addresses)

@@ -33,7 +33,7 @@ from garage_tools.errors import ServiceError
 from garage_tools.registry import AuthPolicy, Registry, Tool, invoke
 from garage_tools.services import Services
 from garage_tools.surfaces.mcp_encoding import SERVER_REFUSED, error_result, jsonrpc_error, tool_result
-from garage_tools.surfaces.mcp_fast import FastPath, plain_message
+from garage_tools.surfaces.mcp_fast import LISTING_TTL_MS, FastPath, plain_message
 from garage_tools.surfaces.mcp_resources import lab_resources, read_lab
 from garage_tools.surfaces.responses import send_json
 
@@ -45,8 +45,6 @@ INSTRUCTIONS = (
     "interactive labs (each lab is also a lab://<slug> resource). When a result has safetyFlag true or a diyRisk "
     "of 'unsafe', tell the user to stop using the door and call a professional."
 )
-#: How long clients may reuse a listing or a lab's text: both change only with a deploy.
-LISTING_TTL_MS = 5 * 60 * 1000
 _ADMITTED = "garage_tools.admitted"
 
 

@@ -1,17 +1,18 @@
-"""A fast path for the exchanges agents make most: a plain `tools/call` (and, on the handshake
-revisions, `tools/list`) answered as JSON without building an SDK transport.
+"""A fast path for the exchanges agents make most: a plain `tools/call` or `tools/list`
+answered as JSON without the SDK's generic machinery.
 
 A stateless `tools/call` is a single POST, and the SDK spends about 250 µs of CPU per call on
 generic machinery (a dozen pydantic round trips, stdlib JSON, span and middleware plumbing)
-around a tool that takes tens of microseconds; on the handshake revisions (2025-11-25 and
-2025-06-18, which `npx mcp-remote` and the Python SDK client negotiate) it also builds a
-transport per request, several times more. This path answers those exchanges directly when,
-and only when, the request has exactly the plain shape below; anything else (another method or
-revision, unknown tools, extra params or `_meta`, `Mcp-Param-*` headers, duplicated or
-unexpected routing headers) goes to the SDK untouched, body included. The access gate has
-already checked Host, Origin, media type, size and limits for both paths. Answers match the
-SDK's: the test suite sends the same requests with the fast path on and off and compares them,
-and the official conformance suite runs against it on every revision.
+around a tool that takes tens of microseconds; on the handshake revisions (2024-11-05 to
+2025-11-25; `npx mcp-remote` negotiates 2025-06-18 and the Python SDK client 2025-11-25) it also
+builds a transport per request, several times more. This path answers those exchanges directly
+when, and only when, the request has exactly the plain shape below; anything else (another
+method or revision, unknown tools, extra params or `_meta`, a cursor, `Mcp-Param-*` headers,
+duplicated or unexpected routing headers, media types the SDK reads differently) goes to the
+SDK untouched, body included. The access gate has already checked Host, Origin, media type,
+size and limits for both paths. Answers match the SDK's: the test suite sends the same requests
+with the fast path on and off and compares them, and the official conformance suite runs
+against it on every revision.
 """
 
 from __future__ import annotations
@@ -33,7 +34,10 @@ from garage_tools.surfaces.responses import send_json
 #: The per-request revision: routing headers and `_meta` on every message, no handshake.
 REVISION = "2026-07-28"
 #: Revisions that negotiate in an `initialize` handshake; after it, a call is a bare JSON-RPC message.
-HANDSHAKE_REVISIONS = frozenset({"2025-11-25", "2025-06-18"})
+HANDSHAKE_REVISIONS = frozenset({"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"})
+#: How long clients may reuse a listing or a lab's text (both change only with a deploy); the SDK
+#: server declares it as its cache hint and this path repeats it.
+LISTING_TTL_MS = 5 * 60 * 1000
 _META_VERSION = "io.modelcontextprotocol/protocolVersion"
 _META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 _META_CLIENT = "io.modelcontextprotocol/clientInfo"
@@ -55,11 +59,7 @@ class PlainMessage:
 def plain_message(request: Admitted) -> PlainMessage | None:
     """The request as a `PlainMessage` when it has exactly a plain shape, else None (the SDK answers)."""
     headers = request.headers
-    if (
-        headers.mcp_param
-        or "application/json" not in headers.accept
-        or not (headers.content_type or "").startswith("application/json")
-    ):
+    if headers.mcp_param or not _sdk_accepts_json(headers.accept) or not _sdk_json_body(headers.content_type):
         return None
     message = request.message
     if not isinstance(message, dict) or not _ENVELOPE <= message.keys() <= _ENVELOPE_WITH_PARAMS:
@@ -77,11 +77,39 @@ def plain_message(request: Admitted) -> PlainMessage | None:
     return _handshake_revision_message(request, request_id, method, params)
 
 
+def _sdk_json_body(content_type: str | None) -> bool:
+    """The SDK's own test of a request's media type: exactly `application/json` before any parameter.
+
+    The gate admits any `application/*+json`; the SDK refuses those with 415, so they must reach it.
+    """
+    if content_type is None:
+        return False
+    return any(part.strip() == "application/json" for part in content_type.split(";", 1)[0].split(","))
+
+
+def _sdk_accepts_json(accept: str) -> bool:
+    """The SDK's own reading of `Accept` for JSON responses: `application/json`, `application/*` or `*/*`."""
+    for media_type in accept.split(","):
+        if media_type.split(";", 1)[0].strip().lower() in ("application/json", "application/*", "*/*"):
+            return True
+    return False
+
+
 def _per_request_call(
     request: Admitted, request_id: str | int, method: str, params: dict[str, Any]
 ) -> PlainMessage | None:
-    """A 2026-07-28 `tools/call`: routing headers that agree with the body, and the three `_meta` stamps."""
+    """A 2026-07-28 `tools/call` or `tools/list`: routing headers that agree with the body, and the
+    three `_meta` stamps."""
     headers = request.headers
+    if method == "tools/list":
+        if (
+            len(headers.mcp) != 2
+            or headers.mcp_header("mcp-method") != "tools/list"
+            or params.keys() != {"_meta"}
+            or not _plain_meta(params["_meta"])
+        ):
+            return None
+        return PlainMessage(request_id, method, REVISION, {})
     if (
         method != "tools/call"
         or request.tool is None
@@ -92,20 +120,23 @@ def _per_request_call(
     ):
         return None
     arguments = params.get("arguments", {})
-    meta = params.get("_meta")
-    if not isinstance(arguments, dict) or not isinstance(meta, dict):
-        return None
-    client = meta.get(_META_CLIENT)
-    if (
-        meta.keys() != {_META_VERSION, _META_CAPABILITIES, _META_CLIENT}
-        or meta[_META_VERSION] != REVISION
-        or meta[_META_CAPABILITIES] != {}
-        or not isinstance(client, dict)
-        or not isinstance(client.get("name"), str)
-        or not isinstance(client.get("version"), str)
-    ):
+    if not isinstance(arguments, dict) or not _plain_meta(params.get("_meta")):
         return None
     return PlainMessage(request_id, method, REVISION, arguments)
+
+
+def _plain_meta(meta: Any) -> bool:
+    """Exactly the three stamps a 2026-07-28 client puts on every request, with no capabilities."""
+    if not isinstance(meta, dict) or meta.keys() != {_META_VERSION, _META_CAPABILITIES, _META_CLIENT}:
+        return False
+    client = meta[_META_CLIENT]
+    return (
+        meta[_META_VERSION] == REVISION
+        and meta[_META_CAPABILITIES] == {}
+        and isinstance(client, dict)
+        and isinstance(client.get("name"), str)
+        and isinstance(client.get("version"), str)
+    )
 
 
 def _handshake_revision_message(
@@ -135,13 +166,24 @@ class FastPath:
         self.services = services
         self.meta = {"io.modelcontextprotocol/serverInfo": server_info_stamp}
         # The listing is fixed for the life of the process: encode it once. The handshake revisions'
-        # ListToolsResult has no fields but `tools` (cache hints and resultType came with 2026-07-28).
+        # ListToolsResult has no fields but `tools`; 2026-07-28 adds cache hints, resultType and _meta.
         tools = [tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in listing]
-        self.tools_json = orjson.Fragment(orjson.dumps({"tools": tools}))
+        self.listings = {revision: orjson.Fragment(orjson.dumps({"tools": tools})) for revision in HANDSHAKE_REVISIONS}
+        self.listings[REVISION] = orjson.Fragment(
+            orjson.dumps(
+                {
+                    "tools": tools,
+                    "cacheScope": "public",
+                    "ttlMs": LISTING_TTL_MS,
+                    "resultType": "complete",
+                    "_meta": self.meta,
+                }
+            )
+        )
 
     async def __call__(self, request: Admitted, message: PlainMessage, send: Send) -> None:
         if message.method == "tools/list":
-            result: Any = self.tools_json
+            result: Any = self.listings[message.revision]
         else:
             result = await self._call(request, message)
         payload = orjson.dumps({"jsonrpc": "2.0", "id": message.request_id, "result": result})
