@@ -58,15 +58,29 @@ class Annotations:
 
 @dataclass(frozen=True, slots=True)
 class UsageCap:
-    """A cap on one tool per caller, on top of the tier's general rate limits.
+    """A cap on what one tool does for a caller (visualDiagnose: photos analysed), on top of the tier's
+    general rate limits, which still count every call.
 
-    `public` and `pro` are in the `limits` package's notation, e.g. `20/day`. The access gate
-    counts every call of the tool against it, on every surface.
+    `public` and `pro` are in the `limits` package's notation, e.g. `20/day`. It counts uses, not
+    attempts: the access gate reserves one unit with the call's other limits, in one atomic step (so
+    the cap holds exactly under concurrency and across processes), and `invoke` gives it back when the
+    call ends in an error that `counts` says used nothing. A call that never reached the tool is given
+    back by the gate. The same on every surface.
     """
 
     name: str
     public: str
     pro: str
+
+    def counts(self, error: ServiceError) -> bool:
+        """Whether a call that failed with `error` still used what the cap counts.
+
+        Not when the request was refused (any 4xx: a bad argument or image, a missing key) or the work
+        could not be done now (503: a model provider or another dependency is away, "send it again
+        later"). Otherwise yes: a 502 `provider_bad_reply` means the model did look, and an unexpected
+        500 may have come after it did.
+        """
+        return not (400 <= error.status < 500 or error.status == 503)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,8 +200,27 @@ def _describe(error: Mapping[str, Any]) -> FieldProblem:
 
 
 async def invoke(registry: Registry, name: str, arguments: Mapping[str, Any], context: ToolContext) -> BaseModel:
-    """Run tool `name` for `context.caller`: authorize, validate, handle, validate the output."""
+    """Run tool `name` for `context.caller`: authorize, validate, handle, validate the output.
+
+    Then settle the usage-cap units the gate reserved for the call (`Caller.reservation`): given back
+    when the call failed in a way `UsageCap.counts` says used nothing, kept otherwise. Here, because
+    this is where every surface learns the outcome, and before the answer leaves, so the caller's next
+    call already sees them.
+    """
     tool = registry.get(name)
+    reservation = context.caller.reservation
+    try:
+        return await _run(tool, arguments, context)
+    except ServiceError as error:
+        if reservation is not None and tool.usage_cap is not None and not tool.usage_cap.counts(error):
+            await reservation.give_back()
+        raise
+    finally:
+        if reservation is not None:
+            reservation.keep()  # a result, a counted error or a cancelled call: no-op if given back above
+
+
+async def _run(tool: Tool[Any, Any], arguments: Mapping[str, Any], context: ToolContext) -> BaseModel:
     authorize(tool, context.caller)
     parsed = parse_arguments(tool, arguments)
     try:
@@ -198,9 +231,9 @@ async def invoke(registry: Registry, name: str, arguments: Mapping[str, Any], co
         raise
     except Exception:
         incident = uuid.uuid4().hex[:12]
-        log.exception("tool %s failed (incident %s)", name, incident)
+        log.exception("tool %s failed (incident %s)", tool.name, incident)
         raise InternalError(
-            f"{name} failed unexpectedly; the incident is logged as {incident}. Please try again later."
+            f"{tool.name} failed unexpectedly; the incident is logged as {incident}. Please try again later."
         ) from None
     return result
 

@@ -70,10 +70,15 @@ def test_the_model_maps_free_text_to_a_symptom(api: httpx.Client, llm: FakeLLM) 
 
 
 def test_a_gunshot_goes_through_the_model(api: httpx.Client, llm: FakeLLM) -> None:
-    llm.queue(choice("banging_noise"))
-    body = api.post("/api/v1/diagnose", json={"description": "it sounds like a gunshot", "useLlmFallback": True}).json()
-    assert body["symptom"]["key"] == "banging_noise" and body["safetyFlag"] is True
-    assert len(llm.requests) == 1 and "it sounds like a gunshot" in llm.requests[0].body["messages"][1]["content"]
+    # A gunshot in words the matcher does not know: without the model there is no diagnosis (checked first).
+    gunshot = "there was a deafening report like a firearm"
+    assert "symptom" not in api.post("/api/v1/diagnose", json={"description": gunshot}).json()
+    llm.queue(choice("banging_noise", 0.74))
+    body = api.post("/api/v1/diagnose", json={"description": gunshot, "useLlmFallback": True}).json()
+    assert body["symptom"]["key"] == "banging_noise" and body["symptom"]["matchedBy"] == "model"
+    assert body["symptom"]["model"] == "openai-compatible:fake-model" and body["symptom"]["confidence"] == 0.74
+    assert body["likelyIssues"][0]["key"] == "broken_spring" and body["safetyFlag"] is True
+    assert len(llm.requests) == 1 and gunshot in llm.requests[0].body["messages"][1]["content"]
 
 
 def test_without_the_flag_the_model_is_not_asked(api: httpx.Client, llm: FakeLLM) -> None:

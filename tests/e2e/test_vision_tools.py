@@ -157,6 +157,23 @@ def test_the_photo_cap_refuses_the_21st_photo_of_the_day(client: httpx.Client, s
         assert rest(other, "visualDiagnose", body).status_code == 200
 
 
+def test_photos_refused_for_their_bytes_do_not_use_up_the_cap(client: httpx.Client) -> None:
+    bad_base64 = {"image": {"data": "%%% not base64 %%%", "mimeType": "image/jpeg"}}
+    not_an_image = {"image": {"data": b64(b"just some text"), "mimeType": "image/png"}}
+    for n in range(10):  # twenty refusals in all, as many as the day's cap
+        refused = rest(client, "visualDiagnose", bad_base64)
+        assert refused.status_code == 400 and refused.json()["error"]["code"] == "image_bad_base64", n
+        result = mcp_call(client, "visualDiagnose", not_an_image)
+        assert json.loads(result["content"][0]["text"])["error"]["code"] == "image_not_an_image", n
+    body = {"image": inline(photo("PNG", (64, 48)), "image/png")}
+    for n in range(10):
+        assert rest(client, "visualDiagnose", body).status_code == 200, n
+        assert mcp_call(client, "visualDiagnose", body)["isError"] is False, n
+    refused = rest(client, "visualDiagnose", body)
+    assert refused.status_code == 429 and refused.json()["error"]["code"] == "rate_limited"
+    assert int(refused.headers["retry-after"]) > 0
+
+
 def test_a_key_holder_has_the_pro_photo_cap(client: httpx.Client, server: LiveServer) -> None:
     key = server.create_key(email="photos@example.com")[1]
     body = {"image": inline(photo("PNG", (64, 48)), "image/png")}
@@ -187,15 +204,15 @@ def test_the_gallery_over_rest_inline_stays_under_100000_characters(client: http
     assert all(entry["image"]["mimeType"] == "image/webp" for entry in response.json()["photos"])
 
 
-def test_the_gallery_over_mcp_is_image_content_beside_the_captions(client: httpx.Client) -> None:
+def test_the_gallery_over_mcp_is_each_caption_then_its_image(client: httpx.Client) -> None:
     result = mcp_call(client, "getInspectionReferencePhotos", {"itemId": "motorhead"})
     assert result["isError"] is False
-    text, *images = result["content"]
-    assert text["type"] == "text"
-    captions = [entry["caption"] for entry in json.loads(text["text"])["photos"]]
-    assert len(captions) == 3 and all(caption in text["text"] for caption in captions)
-    assert [block["type"] for block in images] == ["image"] * 3
-    for block in images:
-        assert block["mimeType"] == "image/webp"
-        assert Image.open(BytesIO(base64.b64decode(block["data"]))).format == "WEBP"
+    text, *pairs = result["content"]
+    assert text["type"] == "text" and json.loads(text["text"]) == result["structuredContent"]
+    photos = result["structuredContent"]["photos"]
+    assert len(photos) == 3 and [block["type"] for block in pairs] == ["text", "image"] * 3
+    for entry, caption, image in zip(photos, pairs[::2], pairs[1::2], strict=True):
+        assert caption["text"] == f"{entry['severity']}: {entry['caption']}"
+        assert image["mimeType"] == entry["image"]["mimeType"] == "image/webp" and "data" not in entry["image"]
+        assert Image.open(BytesIO(base64.b64decode(image["data"]))).format == "WEBP"
     assert result["structuredContent"]["inline"] is True

@@ -475,13 +475,28 @@ async def test_the_model_picks_the_symptom_and_the_diagnosis_is_the_trees(with_m
     assert all(key in system["content"] for key in ["wont_open", "banging_noise", "weather_seal_damaged"])
 
 
-async def test_it_sounds_like_a_gunshot_goes_through_the_model(with_model: Services, fake: FakeLLM) -> None:
-    # One word of a phrase ("gunshot") is weak evidence: with a model configured, the model reads the whole text.
-    fake.queue(choice("banging_noise"))
+#: A gunshot in words neither the phrase matcher nor the offline examples know: only a model can call it a bang.
+GUNSHOT_UNPHRASED = "there was a deafening report like a firearm"
+
+
+async def test_a_gunshot_goes_through_the_model(with_model: Services, offline: Services, fake: FakeLLM) -> None:
+    assert "symptom" not in await diagnose(offline, GUNSHOT_UNPHRASED)  # without the model: no diagnosis at all
+    fake.queue(choice("banging_noise", 0.74))
+    answer = await diagnose(with_model, GUNSHOT_UNPHRASED)
+    symptom = answer["symptom"]
+    assert symptom["key"] == "banging_noise" and symptom["matchedBy"] == "model" and symptom["confidence"] == 0.74
+    assert answer["likelyIssues"][0]["key"] == "broken_spring" and answer["safetyFlag"] is True
+    (sent,) = fake.requests
+    assert f"<<<\n{GUNSHOT_UNPHRASED}\n>>>" in sent.body["messages"][1]["content"]
+
+
+async def test_a_one_word_phrase_match_is_still_put_to_the_model(with_model: Services, fake: FakeLLM) -> None:
+    # "gunshot" alone is weak evidence: the model reads the whole text, and its answer, as urgent, wins.
+    fake.queue(choice("moves_unevenly"))
     answer = await diagnose(with_model, "it sounds like a gunshot")
-    assert answer["symptom"]["key"] == "banging_noise" and answer["safetyFlag"] is True
+    assert answer["symptom"]["key"] == "moves_unevenly" and answer["symptom"]["matchedBy"] == "model"
+    assert answer["likelyIssues"][0]["key"] == "broken_cable"
     assert len(fake.requests) == 1
-    assert answer["symptom"]["matchedBy"] == "phrase"  # the model agreed: the phrase match stands
 
 
 async def test_the_model_is_not_asked_when_a_phrase_matches_or_nobody_asked(

@@ -1,5 +1,5 @@
 """Rate limits: the policy notation, exact and all-or-nothing counting in memory and in the local Redis,
-the RateLimit headers callers read, and the fallback to memory when Redis is down."""
+the RateLimit headers callers read, reservations given back, and the fallback to memory when Redis is down."""
 
 from __future__ import annotations
 
@@ -13,10 +13,12 @@ import pytest
 
 from garage_tools.access.ratelimit import (
     REDIS_RETRY_SECONDS,
+    Counters,
     Decision,
     MemoryCounters,
     Policy,
     RateLimiter,
+    Reservation,
     Window,
 )
 from garage_tools.access.redis_counters import RedisCounters
@@ -162,6 +164,111 @@ async def test_refusal_says_when_to_retry(make_limiter: MakeLimiter, run_id: str
     assert "1 per minute" in error.message
 
 
+# Reservations: a share of a hit held until the call is settled, in memory and in Redis.
+
+
+async def reserve(limiter: RateLimiter, partition: str, tier: Policy, cap: Policy) -> Reservation:
+    decision = await limiter.check(partition, [tier, cap], reserve=cap)
+    assert decision.allowed and decision.reservation is not None
+    return decision.reservation
+
+
+async def room(limiter: RateLimiter, partition: str, policy: Policy) -> int:
+    """What is left in the first window of `policy`, read without counting."""
+    return (await limiter.peek(partition, [policy])).states[0].remaining
+
+
+async def test_giving_back_frees_the_reserved_windows_only(make_limiter: MakeLimiter, run_id: str) -> None:
+    tier, cap = policy(run_id, "tier", "10/minute"), policy(run_id, "cap", "2/day")
+    limiter = make_limiter()
+    partition = f"203.0.113.60-{run_id}"
+    for _ in range(5):
+        await (await reserve(limiter, partition, tier, cap)).give_back()
+    assert await room(limiter, partition, cap) == 2  # five calls, none of them used the cap
+    assert await room(limiter, partition, tier) == 5  # but every one of them was a call
+    kept = await reserve(limiter, partition, tier, cap)
+    kept.keep()
+    await kept.give_back()  # settled already: a no-op
+    assert await room(limiter, partition, cap) == 1
+
+
+async def test_a_reservation_is_given_back_once(make_limiter: MakeLimiter, run_id: str) -> None:
+    tier, cap = policy(run_id, "tier", "10/minute"), policy(run_id, "cap", "3/day")
+    limiter = make_limiter()
+    partition = f"203.0.113.61-{run_id}"
+    await reserve(limiter, partition, tier, cap)
+    twice = await reserve(limiter, partition, tier, cap)
+    await twice.give_back()
+    await twice.give_back()
+    assert await room(limiter, partition, cap) == 2
+
+
+async def test_without_reserve_a_decision_holds_nothing(make_limiter: MakeLimiter, run_id: str) -> None:
+    limiter = make_limiter()
+    tier, cap = policy(run_id, "tier", "10/minute"), policy(run_id, "cap", "1/day")
+    assert (await limiter.check(f"203.0.113.62-{run_id}", [tier, cap])).reservation is None
+    refused = await limiter.check(f"203.0.113.62-{run_id}", [tier, cap], reserve=cap)
+    assert not refused.allowed and refused.reservation is None  # a refusal counted nothing to give back
+
+
+@pytest.fixture(params=["memory", "redis"])
+def counters(request: pytest.FixtureRequest, clock: StepClock) -> Counters:
+    if request.param == "memory":
+        return MemoryCounters(clock)
+    request.getfixturevalue("redis_keys")
+    return RedisCounters(REDIS_URL)
+
+
+async def test_giving_back_never_goes_below_zero(counters: Counters, run_id: str) -> None:
+    slots = [(f"floor-{run_id}-day:a", 5, 86400)]
+    _, _, ends = await counters.take(slots, 1)
+    await counters.give_back(slots, 3, ends)
+    allowed, [(count, _)], _ = await counters.take(slots, 0)
+    assert (allowed, count) == (True, 0)
+    assert (await counters.take(slots, 5))[0]  # the whole window is there, and no more
+    assert not (await counters.take(slots, 1))[0]
+
+
+async def test_a_window_that_started_afresh_keeps_its_count(counters: Counters, run_id: str, clock: StepClock) -> None:
+    slots = [(f"afresh-{run_id}-second:a", 5, 1)]
+    _, _, old_ends = await counters.take(slots, 1)
+    if isinstance(counters, MemoryCounters):
+        clock.advance(1.5)
+    else:
+        await asyncio.sleep(1.2)  # Redis expires keys on its own clock
+    _, [(count, _)], _ = await counters.take(slots, 1)
+    assert count == 1  # a new run of the window
+    await counters.give_back(slots, 1, old_ends)  # the reservation was of the run before
+    _, [(count, _)], _ = await counters.take(slots, 0)
+    assert count == 1
+
+
+async def test_giving_back_to_another_run_of_the_window_changes_nothing(counters: Counters, run_id: str) -> None:
+    slots = [(f"other-run-{run_id}-minute:a", 5, 60)]
+    _, _, ends = await counters.take(slots, 1)
+    await counters.give_back(slots, 1, [end - 60_000 for end in ends])  # units taken in a run long gone
+    _, [(count, _)], _ = await counters.take(slots, 0)
+    assert count == 1
+
+
+async def test_a_reservation_goes_back_to_the_store_that_took_it(clock: StepClock) -> None:
+    limiter = RateLimiter(RedisCounters(UNREACHABLE_REDIS_URL), clock=clock)
+    tier, cap = Policy.parse("tier", "10/minute"), Policy.parse("cap", "1/day")
+    reservation = await reserve(limiter, "a", tier, cap)  # counted in memory: Redis is down
+    assert reservation.counters is limiter.local
+    await reservation.give_back()
+    assert (await limiter.check("a", [tier, cap])).allowed
+
+
+async def test_a_reservation_taken_in_redis_stays_counted_when_redis_is_gone(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    reservation = Reservation(RedisCounters(UNREACHABLE_REDIS_URL), (("cap-day:a", 1, 86400),), 1, (0.0,))
+    with caplog.at_level(logging.WARNING, logger="garage_tools.access.ratelimit"):
+        await reservation.give_back()  # no exception: the caller's own answer must not be masked
+    assert reservation.settled and "stays counted" in caplog.text
+
+
 # Memory: windows on a step clock, and the sweep.
 
 
@@ -246,7 +353,7 @@ async def test_memory_sweep_keeps_windows_still_running(clock: StepClock) -> Non
     clock.advance(61)
     for _ in range(MemoryCounters.SWEEP_EVERY):
         await counters.take([("other", 10**6, 60)], 1)
-    allowed, [(count, _)] = await counters.take([("caller", 3, 3600)], 1)
+    allowed, [(count, _)], _ = await counters.take([("caller", 3, 3600)], 1)
     assert (allowed, count) == (True, 3)
     assert not (await counters.take([("caller", 3, 3600)], 1))[0]
 

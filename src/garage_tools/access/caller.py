@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from garage_tools.errors import ServiceError
+
+if TYPE_CHECKING:
+    from garage_tools.access.ratelimit import Reservation
 
 #: The surfaces that deliver a result's images as MCP image content blocks (the gate names callers by endpoint).
 MCP_SURFACES = frozenset({"mcp", "mcp-pro"})
@@ -24,6 +28,10 @@ class Caller:
     revoked, or the key store unreachable). REST and `/mcp-pro` refuse such a request at once;
     public `/mcp` carries it to the tool call, so connectors see a tool error rather than an HTTP
     401 that would send them into an OAuth flow. Either way a bad key is never a silent downgrade.
+
+    `reservation` holds what the gate took from the called tool's usage cap (registry.py `UsageCap`)
+    for this call: `invoke` keeps it or gives it back once the tool's outcome is known, and the gate
+    gives back whatever is still unsettled when the request is done (the tool never ran).
     """
 
     tier: Tier
@@ -33,6 +41,7 @@ class Caller:
     origin: str | None = None
     credential_error: ServiceError | None = None
     partition: str = ""  # the rate-limit bucket: tier and address (an IPv6 /64), set by the gate
+    reservation: Reservation | None = None  # the usage-cap units this call holds, set by the gate
 
     @classmethod
     def anonymous(cls, surface: str, ip: str | None = None) -> Caller:

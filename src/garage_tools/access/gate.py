@@ -11,15 +11,17 @@ surface:
 5. for a tool call: the rate limit (429), then the browser challenge (403);
 
 and hands the surface an `Admitted` request carrying the same `Caller`. Surfaces only translate
-between their protocol and `invoke`. Refusals that concern a tool call on MCP (limits, a bad key
-on `/mcp`) become tool errors there, because MCP connectors treat HTTP 401/429 from the whole
-endpoint as an authentication failure.
+between their protocol and `invoke`. A tool's usage cap is counted with the rate limit but only
+reserved: the `Caller` carries the reservation to `invoke`, which settles it by the tool's outcome,
+and the gate gives back whatever is unsettled once the surface is done (the tool never ran).
+Refusals that concern a tool call on MCP (limits, a bad key on `/mcp`) become tool errors there,
+because MCP connectors treat HTTP 401/429 from the whole endpoint as an authentication failure.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import orjson
@@ -111,9 +113,13 @@ class Limits:
 
     def for_call(self, tier: Tier, tool: Tool[Any, Any] | None) -> tuple[Policy, ...]:
         general = self.pro if tier is Tier.PRO else self.public
-        if tool is not None and (cap := self.tool_caps.get((tool.name, tier))) is not None:
+        if (cap := self.cap_of(tier, tool)) is not None:
             return (general, cap)
         return (general,)
+
+    def cap_of(self, tier: Tier, tool: Tool[Any, Any] | None) -> Policy | None:
+        """The tool's usage cap for `tier`, if it declares one."""
+        return self.tool_caps.get((tool.name, tier)) if tool is not None else None
 
 
 class Access:
@@ -186,6 +192,18 @@ class Access:
     async def rate_limit(self, caller: Caller, policies: Sequence[Policy]) -> Decision:
         return await self.limiter.check(caller.partition, policies)
 
+    async def count_call(self, caller: Caller, tool: Tool[Any, Any] | None) -> tuple[Decision, Caller]:
+        """Count a tool call against the tier's limits and the tool's usage cap, in one atomic step.
+
+        The cap's unit is reserved, not spent: the caller returned carries the reservation, for `invoke`
+        to settle once the tool's outcome is known (registry.py `UsageCap`).
+        """
+        cap = self.limits.cap_of(caller.tier, tool)
+        decision = await self.limiter.check(caller.partition, self.limits.for_call(caller.tier, tool), reserve=cap)
+        if decision.reservation is not None:
+            caller = replace(caller, reservation=decision.reservation)
+        return decision, caller
+
     def needs_challenge(self, caller: Caller) -> bool:
         """A browser caller without a key, while the challenge is on (its origin is checked next)."""
         return self.challenge.enabled and caller.origin is not None and not caller.has_bearer
@@ -219,6 +237,7 @@ class RestGate:
         except ClientDisconnect:
             return
         await self.surface(request, send)
+        await _give_back_unsettled(request.caller)
 
     async def _admit(self, scope: Scope, receive: Receive) -> Admitted:
         access = self.access
@@ -243,7 +262,7 @@ class RestGate:
         arguments = parse_object(body)
         token = arguments.pop(CHALLENGE_FIELD, None)
         _check_token_shape(token)
-        decision = await access.rate_limit(caller, access.limits.for_call(caller.tier, tool))
+        decision, caller = await access.count_call(caller, tool)
         if not decision.allowed:
             raise decision.error()
         base = access.base_url(scope, headers.host)
@@ -252,6 +271,7 @@ class RestGate:
                 await access.challenge_browser(caller, token, _origin_of(base))
             except ServiceError as error:
                 error.headers.update(decision.header_fields())  # the call was counted: say how much is left
+                await _give_back_unsettled(caller)  # but the tool will not run: it used none of its cap
                 raise
         return Admitted(
             scope=scope,
@@ -287,6 +307,7 @@ class McpGate:
         except ClientDisconnect:
             return
         await self.surface(request, send)
+        await _give_back_unsettled(request.caller)
 
     async def _admit(self, scope: Scope, receive: Receive) -> Admitted:
         access = self.access
@@ -355,11 +376,18 @@ class McpGate:
                 f"The arguments are over {request.tool.max_body_bytes} bytes, the most {call} accepts."
             )
             return request
-        decision = await access.rate_limit(caller, access.limits.for_call(caller.tier, request.tool))
+        decision, request.caller = await access.count_call(caller, request.tool)
         request.response_headers = decision.headers()
         if not decision.allowed:
             request.denial = decision.error()
         return request
+
+
+async def _give_back_unsettled(caller: Caller) -> None:
+    """Give back a usage-cap reservation `invoke` did not settle: the call ended before the tool ran (a challenge
+    refused, the MCP SDK answered the message itself, an unsupported protocol revision)."""
+    if caller.reservation is not None:
+        await caller.reservation.give_back()
 
 
 def unsupported_protocol_version(headers: RequestHeaders) -> str | None:

@@ -8,6 +8,12 @@ dictionary pass in memory, one Lua script (atomic, one round trip) in Redis, whi
 `limits` package serves only as the notation here (its strategies cost two round trips per
 window).
 
+Some windows count a use rather than a call (a tool's usage cap, such as visualDiagnose's photos a
+day): `check` can reserve their share of a hit, and the `Reservation` gives it back if the call turns
+out to have used nothing. The reservation is taken in the same atomic step as the rest, so a cap stays
+exact under concurrency and across processes; giving back is a decrement of the same window, never
+below zero and never in a window that has started afresh since.
+
 When Redis is unreachable the limiter falls back to this process's memory and logs one line;
 limits then hold per process instead of across the fleet until Redis answers again (tried
 every `REDIS_RETRY_SECONDS`). The service stays up: failing closed would turn a cache outage
@@ -83,12 +89,13 @@ def _flatten(policies: tuple[Policy, ...]) -> tuple[tuple[Window, ...], str]:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """The outcome of one check: allowed or not, and the (count, seconds left) of each window."""
+    """The outcome of one check: allowed or not, the (count, seconds left) of each window, and what it reserved."""
 
     allowed: bool
     windows: tuple[Window, ...]
     counts: list[tuple[int, int]]
     policy_header: str
+    reservation: Reservation | None = None  # set when the check was allowed and asked to reserve a policy
 
     @property
     def states(self) -> tuple[WindowState, ...]:
@@ -134,11 +141,18 @@ class Decision:
 
 #: One window to count in: (counter key, limit, window seconds).
 Slot = tuple[str, int, int]
+#: What `take` answers: allowed, the (count, seconds left) of each slot, and when each slot's window ends, on the
+#: counters' own clock (it tells one run of a window from the next, for `give_back`).
+Taken = tuple[bool, list[tuple[int, int]], list[float]]
 
 
 class Counters(Protocol):
-    async def take(self, slots: Sequence[Slot], cost: int) -> tuple[bool, list[tuple[int, int]]]:
-        """Count `cost` in every slot unless one would overflow: (allowed, [(count, seconds left)])."""
+    async def take(self, slots: Sequence[Slot], cost: int) -> Taken:
+        """Count `cost` in every slot unless one would overflow."""
+        ...
+
+    async def give_back(self, slots: Sequence[Slot], cost: int, ends: Sequence[float]) -> None:
+        """Uncount `cost` from each slot whose window still ends at `ends` (as `take` said), never below zero."""
         ...
 
     async def close(self) -> None: ...
@@ -149,7 +163,8 @@ class SharedCountersUnavailable(Exception):
 
 
 class SharedCounters(Counters, Protocol):
-    """Counters every process shares (Redis, in `redis_counters.py`); `take` raises `SharedCountersUnavailable`."""
+    """Counters every process shares (Redis, in `redis_counters.py`); both counting methods raise
+    `SharedCountersUnavailable` when they cannot reach them."""
 
     async def ping(self, seconds: float) -> bool: ...
 
@@ -164,7 +179,7 @@ class MemoryCounters:
         self._counts: dict[str, list[float]] = {}  # key -> [count, expires at]
         self._until_sweep = self.SWEEP_EVERY
 
-    async def take(self, slots: Sequence[Slot], cost: int) -> tuple[bool, list[tuple[int, int]]]:
+    async def take(self, slots: Sequence[Slot], cost: int) -> Taken:
         now = self.clock()
         self._until_sweep -= 1
         if self._until_sweep <= 0:
@@ -183,7 +198,16 @@ class MemoryCounters:
             for entry in entries:
                 entry[0] += cost
         # Rounded first: `now + 60 - now` can be 60.000000000004, which would read as 61 seconds.
-        return allowed, [(int(e[0]), max(math.ceil(round(e[1] - now, 3)), 0)) for e in entries]
+        counts = [(int(e[0]), max(math.ceil(round(e[1] - now, 3)), 0)) for e in entries]
+        return allowed, counts, [e[1] for e in entries]
+
+    async def give_back(self, slots: Sequence[Slot], cost: int, ends: Sequence[float]) -> None:
+        for (key, _, _), end in zip(slots, ends, strict=True):
+            entry = self._counts.get(key)
+            # A window that has started afresh keeps its count: the units were taken in the run before.
+            # (One that has merely ended starts from zero at its next hit anyway.)
+            if entry is not None and entry[1] == end:
+                entry[0] = max(entry[0] - cost, 0)
 
     def _sweep(self, now: float) -> None:
         """Forget finished windows, so memory follows the active callers, not every caller ever."""
@@ -200,6 +224,39 @@ def _count_refusal(windows: Sequence[Window], counts: Sequence[tuple[int, int]],
     count_rate_limited(w.name for w, (count, _) in zip(windows, counts, strict=True) if count + cost > w.limit)
 
 
+class Reservation:
+    """One allowed hit's share of some windows (a tool's usage cap), held until the call is settled.
+
+    `keep` when the call used what those windows count, `give_back` when it did not; whichever comes
+    first settles it, so the other is then a no-op and units are never given back twice. The share is
+    given back to the counters that took it: after a switch between Redis and memory, to the same store.
+    """
+
+    __slots__ = ("cost", "counters", "ends", "settled", "slots")
+
+    def __init__(self, counters: Counters, slots: tuple[Slot, ...], cost: int, ends: tuple[float, ...]) -> None:
+        self.counters = counters
+        self.slots = slots
+        self.cost = cost
+        self.ends = ends
+        self.settled = False
+
+    def keep(self) -> None:
+        """The call used what the windows count: the units stay counted."""
+        self.settled = True
+
+    async def give_back(self) -> None:
+        """The call used nothing: uncount the units, unless the reservation is settled already."""
+        if self.settled:
+            return
+        self.settled = True
+        try:
+            await self.counters.give_back(self.slots, self.cost, self.ends)
+        except SharedCountersUnavailable as exc:
+            # The units stay counted: a cap errs towards holding, and the caller's own error must not be masked.
+            log.warning("rate limits: could not give back a reservation (%s); it stays counted", exc)
+
+
 class RateLimiter:
     """Checks a caller partition against policies; Redis when configured, memory otherwise."""
 
@@ -214,13 +271,25 @@ class RateLimiter:
     def backend(self) -> str:
         return "redis" if self.shared is not None else "memory"
 
-    async def check(self, partition: str, policies: Sequence[Policy], cost: int = 1) -> Decision:
+    async def check(
+        self, partition: str, policies: Sequence[Policy], cost: int = 1, *, reserve: Policy | None = None
+    ) -> Decision:
+        """Count a hit of `cost` in every window of `policies`, or in none when one would overflow.
+
+        With `reserve` (one of `policies`), an allowed decision carries a `Reservation` of that policy's
+        share, which can be given back when the call turns out to have used nothing.
+        """
         windows, policy_header = _flatten(tuple(policies))
         slots = [(f"{w.name}:{partition}", w.limit, w.seconds) for w in windows]
-        allowed, counts = await self._take(slots, cost)
+        counters, (allowed, counts, ends) = await self._take(slots, cost)
         if not allowed:
             _count_refusal(windows, counts, cost)
-        return Decision(allowed, windows, counts, policy_header)
+            return Decision(allowed, windows, counts, policy_header)
+        reservation = None
+        if reserve is not None:
+            held = [(slot, end) for w, slot, end in zip(windows, slots, ends, strict=True) if w in reserve.windows]
+            reservation = Reservation(counters, tuple(s for s, _ in held), cost, tuple(e for _, e in held))
+        return Decision(allowed, windows, counts, policy_header, reservation)
 
     async def peek(self, partition: str, policies: Sequence[Policy]) -> Decision:
         """Whether `partition` still has room in every window, without counting a hit.
@@ -229,7 +298,7 @@ class RateLimiter:
         """
         windows, policy_header = _flatten(tuple(policies))
         slots = [(f"{w.name}:{partition}", w.limit, w.seconds) for w in windows]
-        _, counts = await self._take(slots, 0)
+        _, (_, counts, _) = await self._take(slots, 0)
         room = all(count < w.limit for w, (count, _) in zip(windows, counts, strict=True))
         if not room:
             _count_refusal(windows, counts, 1)
@@ -239,7 +308,8 @@ class RateLimiter:
         """Whether Redis answers within `seconds` (for /readyz and /metrics); None when limits are counted in memory."""
         return await self.shared.ping(seconds) if self.shared is not None else None
 
-    async def _take(self, slots: Sequence[Slot], cost: int) -> tuple[bool, list[tuple[int, int]]]:
+    async def _take(self, slots: Sequence[Slot], cost: int) -> tuple[Counters, Taken]:
+        """What the counters answered, and which counters they were (Redis, or this process's memory)."""
         if self.shared is not None and self.clock() >= self._retry_redis_at:
             try:
                 result = await self.shared.take(slots, cost)
@@ -255,8 +325,8 @@ class RateLimiter:
                         self.clock() - self._redis_down_since,
                     )
                     self._redis_down_since = None
-                return result
-        return await self.local.take(slots, cost)
+                return self.shared, result
+        return self.local, await self.local.take(slots, cost)
 
     async def close(self) -> None:
         await self.local.close()

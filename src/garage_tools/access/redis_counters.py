@@ -11,15 +11,20 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 import coredis
+from coredis.commands.script import Script
 from coredis.exceptions import ConnectionError as RedisConnectionError
 from coredis.exceptions import RedisError
 from coredis.exceptions import TimeoutError as RedisTimeoutError
 from coredis.typing import Serializable
 
-from garage_tools.access.ratelimit import SharedCountersUnavailable, Slot
+from garage_tools.access.ratelimit import SharedCountersUnavailable, Slot, Taken
+
+Args = list[str | bytes | int | float | Serializable[Any]]
 
 # KEYS: counter keys; ARGV: cost, then (limit, seconds) per key. All or nothing, atomically.
+# Answers {allowed, now in ms, then (count, ms left) per key}: now + ms left is when the window ends.
 _TAKE = """
+local clock = redis.call('TIME')
 local cost = tonumber(ARGV[1])
 local counts, ttls, allowed = {}, {}, 1
 for i, key in ipairs(KEYS) do
@@ -29,7 +34,7 @@ for i, key in ipairs(KEYS) do
   counts[i], ttls[i] = count, ttl
   if count + cost > tonumber(ARGV[2 * i]) then allowed = 0 end
 end
-local out = {allowed}
+local out = {allowed, tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)}
 for i, key in ipairs(KEYS) do
   if allowed == 1 then
     counts[i] = redis.call('INCRBY', key, cost)
@@ -41,6 +46,23 @@ end
 return out
 """
 
+# KEYS: counter keys; ARGV: cost, then (window ms, end ms) per key, the end as _TAKE reported it. A window that
+# has expired since is gone (nothing to give back); one that started afresh ends at least a whole window later
+# than the end we hold, so "within half a window" tells the same run apart from the next, whatever the rounding.
+_GIVE_BACK = """
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local cost = tonumber(ARGV[1])
+for i, key in ipairs(KEYS) do
+  local ttl = redis.call('PTTL', key)
+  if ttl > 0 and math.abs(now + ttl - tonumber(ARGV[2 * i + 1])) * 2 < tonumber(ARGV[2 * i]) then
+    local count = tonumber(redis.call('GET', key) or '0')
+    if count > 0 then redis.call('DECRBY', key, math.min(cost, count)) end
+  end
+end
+return 1
+"""
+
 
 class RedisCounters:
     """Counters shared by every process and host through one Redis server."""
@@ -50,19 +72,31 @@ class RedisCounters:
             url, connect_timeout=timeout, stream_timeout=timeout, verify_version=False
         )
         self.script = self.client.register_script(_TAKE)
+        self.give_back_script = self.client.register_script(_GIVE_BACK)
         self.prefix = f"{prefix}rl:"
 
-    async def take(self, slots: Sequence[Slot], cost: int) -> tuple[bool, list[tuple[int, int]]]:
-        args: list[str | bytes | int | float | Serializable[Any]] = [cost]
+    async def take(self, slots: Sequence[Slot], cost: int) -> Taken:
+        args: Args = [cost]
         for _, limit, seconds in slots:
             args += [limit, seconds]
+        reply = await self._run(self.script, slots, args)
+        values = [int(v) for v in cast(list[int], reply)]
+        now = values[1]
+        pairs = [(values[i], math.ceil(values[i + 1] / 1000)) for i in range(2, len(values), 2)]
+        ends = [float(now + values[i + 1]) for i in range(2, len(values), 2)]
+        return values[0] == 1, pairs, ends
+
+    async def give_back(self, slots: Sequence[Slot], cost: int, ends: Sequence[float]) -> None:
+        args: Args = [cost]
+        for (_, _, seconds), end in zip(slots, ends, strict=True):
+            args += [seconds * 1000, int(end)]
+        await self._run(self.give_back_script, slots, args)
+
+    async def _run(self, script: Script[bytes], slots: Sequence[Slot], args: Args) -> Any:
         try:
-            reply = await self.script(keys=[f"{self.prefix}{key}" for key, _, _ in slots], args=args)
+            return await script(keys=[f"{self.prefix}{key}" for key, _, _ in slots], args=args)
         except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
             raise SharedCountersUnavailable(type(exc).__name__) from exc
-        values = [int(v) for v in cast(list[int], reply)]
-        pairs = [(values[i], math.ceil(values[i + 1] / 1000)) for i in range(1, len(values), 2)]
-        return values[0] == 1, pairs
 
     async def ping(self, seconds: float) -> bool:
         """Whether Redis answers a PING within `seconds`."""

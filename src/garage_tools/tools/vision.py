@@ -354,7 +354,8 @@ TOOL = Tool(
         "and checks of the photo's size, light and focus. `method` says how the verdict was made: a vision model, "
         "or `offline-heuristic` when none is configured (then the verdict rests on the description and "
         "confidence is low). Bad images are refused with a specific 400 code (e.g. image_bad_base64, "
-        "image_too_large, image_url_forbidden). Photos count against a daily cap: 20 per address, 100 with a key."
+        "image_too_large, image_url_forbidden). Photos analysed count against a daily cap: 20 per address, 100 with a "
+        "key; a refused image or a model outage (503) does not count."
     ),
     input_model=VisualDiagnoseInput,
     output_model=VisualVerdict,
