@@ -174,7 +174,7 @@ class Settings(BaseSettings):
     )
     mcp_fast_path: bool = Field(
         default=True,
-        description="Answer plain tools/call and tools/list requests without the SDK's generic machinery (same answers).",
+        description="Answer plain tools/call and tools/list requests without the SDK's machinery (same answers).",
     )
     trusted_proxies: CommaList = Field(
         default_factory=list,

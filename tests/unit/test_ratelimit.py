@@ -8,7 +8,6 @@ import logging
 import uuid
 from collections.abc import AsyncIterator, Callable
 
-import coredis
 import pytest
 
 from garage_tools.access.ratelimit import (
@@ -21,7 +20,9 @@ from garage_tools.access.ratelimit import (
     Reservation,
     Window,
 )
+from garage_tools.access.redis_client import RedisClient
 from garage_tools.access.redis_counters import RedisCounters
+from tests.redis_keys import delete_matching, keys_matching
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 UNREACHABLE_REDIS_URL = "redis://127.0.0.1:1"
@@ -57,13 +58,12 @@ def run_id() -> str:
 
 
 @pytest.fixture
-async def redis_keys(run_id: str) -> AsyncIterator[coredis.Redis[bytes]]:
+async def redis_keys(run_id: str) -> AsyncIterator[RedisClient]:
     """A plain client to the local Redis; every rate-limit key of this test's run is deleted afterwards."""
-    client: coredis.Redis[bytes] = coredis.Redis.from_url(REDIS_URL)
+    client = RedisClient(REDIS_URL)
     yield client
-    keys: list[str | bytes] = [key async for key in client.scan_iter(match=f"garage-tools:rl:*{run_id}*")]
-    if keys:
-        await client.delete(keys)
+    await delete_matching(client, f"garage-tools:rl:*{run_id}*")
+    await client.close()
 
 
 @pytest.fixture
@@ -361,7 +361,7 @@ async def test_memory_sweep_keeps_windows_still_running(clock: StepClock) -> Non
 # Redis: real expiry, shared counting, and the fallback to memory.
 
 
-async def test_redis_window_starts_afresh_after_its_length(redis_keys: coredis.Redis[bytes], run_id: str) -> None:
+async def test_redis_window_starts_afresh_after_its_length(redis_keys: RedisClient, run_id: str) -> None:
     limiter = RateLimiter(RedisCounters(REDIS_URL))
     limits = [policy(run_id, "burst", "3/second")]
     assert await hits(limiter, "a", limits, 4) == [True, True, True, False]
@@ -369,16 +369,16 @@ async def test_redis_window_starts_afresh_after_its_length(redis_keys: coredis.R
     assert await hits(limiter, "a", limits, 4) == [True, True, True, False]
 
 
-async def test_redis_keys_expire_with_their_window(redis_keys: coredis.Redis[bytes], run_id: str) -> None:
+async def test_redis_keys_expire_with_their_window(redis_keys: RedisClient, run_id: str) -> None:
     limiter = RateLimiter(RedisCounters(REDIS_URL))
     await limiter.check("a", [policy(run_id, "ttl", "3/minute;5/day")])
-    minute = await redis_keys.pttl(f"garage-tools:rl:ttl-{run_id}-minute:a")
-    day = await redis_keys.pttl(f"garage-tools:rl:ttl-{run_id}-day:a")
+    minute = await redis_keys.execute("PTTL", f"garage-tools:rl:ttl-{run_id}-minute:a")
+    day = await redis_keys.execute("PTTL", f"garage-tools:rl:ttl-{run_id}-day:a")
     assert 0 < minute <= 60_000
     assert 60_000 < day <= 86_400_000
 
 
-async def test_two_processes_sharing_redis_count_together(redis_keys: coredis.Redis[bytes], run_id: str) -> None:
+async def test_two_processes_sharing_redis_count_together(redis_keys: RedisClient, run_id: str) -> None:
     first, second = RateLimiter(RedisCounters(REDIS_URL)), RateLimiter(RedisCounters(REDIS_URL))
     limits = [policy(run_id, "shared", "50/minute")]
     decisions = await asyncio.gather(
@@ -391,7 +391,7 @@ async def test_two_processes_sharing_redis_count_together(redis_keys: coredis.Re
     assert all(d.states[0].remaining == 0 for d in decisions if not d.allowed)
 
 
-async def test_deployments_with_their_own_key_prefix_count_apart(redis_keys: coredis.Redis[bytes], run_id: str) -> None:
+async def test_deployments_with_their_own_key_prefix_count_apart(redis_keys: RedisClient, run_id: str) -> None:
     ours = RateLimiter(RedisCounters(REDIS_URL, prefix=f"garage-tools-{run_id}-a:"))
     theirs = RateLimiter(RedisCounters(REDIS_URL, prefix=f"garage-tools-{run_id}-b:"))
     limits = [policy(run_id, "apart", "3/minute")]
@@ -399,9 +399,9 @@ async def test_deployments_with_their_own_key_prefix_count_apart(redis_keys: cor
         assert (await ours.check("203.0.113.51", limits)).allowed
     assert not (await ours.check("203.0.113.51", limits)).allowed
     assert (await theirs.check("203.0.113.51", limits)).allowed  # the same caller, another deployment's window
-    written = [key async for key in redis_keys.scan_iter(match=f"garage-tools-{run_id}-*")]
+    written = await keys_matching(redis_keys, f"garage-tools-{run_id}-*")
     assert len(written) == 2
-    await redis_keys.delete(written)
+    await redis_keys.execute("DEL", *written)
 
 
 async def test_unreachable_redis_falls_back_to_exact_counting_in_memory(

@@ -15,16 +15,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import coredis
 import pytest
 from pydantic import Field
 from starlette.testclient import TestClient
 
+from garage_tools.access.redis_client import RedisClient
 from garage_tools.app import create_app
 from garage_tools.errors import ProviderBadReply, ProviderUnavailable, ToolFailed
 from garage_tools.models import InputModel, OutputModel
 from garage_tools.registry import Registry, Tool, ToolContext, UsageCap
 from garage_tools.settings import Settings
+from tests.redis_keys import delete_matching
 from tests.unit.image_samples import b64, inline, photo
 from tests.unit.test_registry import tool
 
@@ -88,10 +89,9 @@ def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Setting
 
 
 async def _delete_keys(prefix: str) -> None:
-    client: coredis.Redis[bytes] = coredis.Redis.from_url(REDIS_URL)
-    keys: list[str | bytes] = [key async for key in client.scan_iter(match=f"{prefix}*")]
-    if keys:
-        await client.delete(keys)
+    client = RedisClient(REDIS_URL)
+    await delete_matching(client, f"{prefix}*")
+    await client.close()
 
 
 @pytest.fixture

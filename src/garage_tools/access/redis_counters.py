@@ -8,18 +8,10 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Sequence
-from typing import Any, cast
-
-import coredis
-from coredis.commands.script import Script
-from coredis.exceptions import ConnectionError as RedisConnectionError
-from coredis.exceptions import RedisError
-from coredis.exceptions import TimeoutError as RedisTimeoutError
-from coredis.typing import Serializable
+from typing import Any
 
 from garage_tools.access.ratelimit import SharedCountersUnavailable, Slot, Taken
-
-Args = list[str | bytes | int | float | Serializable[Any]]
+from garage_tools.access.redis_client import Argument, RedisClient, RedisReplyError, RedisUnavailable, Script
 
 # KEYS: counter keys; ARGV: cost, then (limit, seconds) per key. All or nothing, atomically.
 # Answers {allowed, now in ms, then (count, ms left) per key}: now + ms left is when the window ends.
@@ -68,44 +60,42 @@ class RedisCounters:
     """Counters shared by every process and host through one Redis server."""
 
     def __init__(self, url: str, *, prefix: str = "garage-tools:", timeout: float = 0.5) -> None:
-        self.client: coredis.Redis[bytes] = coredis.Redis.from_url(
-            url, connect_timeout=timeout, stream_timeout=timeout, verify_version=False
-        )
-        self.script = self.client.register_script(_TAKE)
-        self.give_back_script = self.client.register_script(_GIVE_BACK)
+        self.client = RedisClient(url, timeout=timeout)
+        self.script = Script(self.client, _TAKE)
+        self.give_back_script = Script(self.client, _GIVE_BACK)
         self.prefix = f"{prefix}rl:"
 
     async def take(self, slots: Sequence[Slot], cost: int) -> Taken:
-        args: Args = [cost]
+        args: list[Argument] = [cost]
         for _, limit, seconds in slots:
             args += [limit, seconds]
-        reply = await self._run(self.script, slots, args)
-        values = [int(v) for v in cast(list[int], reply)]
+        values = [int(v) for v in await self._run(self.script, slots, args)]
         now = values[1]
         pairs = [(values[i], math.ceil(values[i + 1] / 1000)) for i in range(2, len(values), 2)]
         ends = [float(now + values[i + 1]) for i in range(2, len(values), 2)]
         return values[0] == 1, pairs, ends
 
     async def give_back(self, slots: Sequence[Slot], cost: int, ends: Sequence[float]) -> None:
-        args: Args = [cost]
+        args: list[Argument] = [cost]
         for (_, _, seconds), end in zip(slots, ends, strict=True):
             args += [seconds * 1000, int(end)]
         await self._run(self.give_back_script, slots, args)
 
-    async def _run(self, script: Script[bytes], slots: Sequence[Slot], args: Args) -> Any:
+    async def _run(self, script: Script, slots: Sequence[Slot], args: list[Argument]) -> Any:
         try:
             return await script(keys=[f"{self.prefix}{key}" for key, _, _ in slots], args=args)
-        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
-            raise SharedCountersUnavailable(type(exc).__name__) from exc
+        except (RedisUnavailable, RedisReplyError) as exc:
+            # A reply error here is a Redis that refuses us (a wrong password, out of memory, read-only
+            # replica): for the limiter the same as one that is away, so it counts in memory meanwhile.
+            raise SharedCountersUnavailable(str(exc)) from exc
 
     async def ping(self, seconds: float) -> bool:
         """Whether Redis answers a PING within `seconds`."""
         try:
             async with asyncio.timeout(seconds):
-                await self.client.ping()
-        except (RedisError, OSError, TimeoutError):
+                return bool(await self.client.execute("PING") == b"PONG")
+        except (RedisUnavailable, RedisReplyError, TimeoutError):
             return False
-        return True
 
     async def close(self) -> None:
-        pass  # coredis closes its pool when the client is collected
+        await self.client.close()
