@@ -50,7 +50,9 @@ class InlineImage(OutputModel):
     REST returns it as JSON. The MCP surface lifts every InlineImage it finds in a result into an
     MCP `image` content block, so clients that render images show it, and leaves the bytes out of
     the JSON (text and structured content): an image travels once, not as base64 text a model
-    would have to read.
+    would have to read. An image the tool gave a caption gets a text block with it just before its
+    image block, so a client (or a model) reading the content in order sees each picture beside its
+    words.
     """
 
     data: str | None = Field(
@@ -59,6 +61,9 @@ class InlineImage(OutputModel):
         "the image is the image content block beside this result.",
     )
     mime_type: str = Field(description="Image media type, e.g. `image/webp`.")
+    # Never serialized (nor in any schema): the result's own fields already carry the words in its JSON; the
+    # caption only places them beside the image block on MCP.
+    caption: str | None = Field(default=None, exclude=True)
 
 
 def inline_images(value: Any) -> list[InlineImage]:

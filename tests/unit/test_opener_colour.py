@@ -9,7 +9,7 @@ from garage_tools.imaging.colour import read_learn_button
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.openers import LearnButtonColour
 from garage_tools.tools.opener import confidence_level, identify_offline
-from tests.unit.opener_photos import PAINTS, motor_unit
+from tests.unit.opener_photos import PAINTS, WOOD, motor_unit, scene
 
 
 @pytest.mark.parametrize("paint", list(PAINTS))
@@ -43,6 +43,67 @@ def test_scattered_colour_is_not_a_button(fleck: int) -> None:
     assert reading.colour is None and reading.patches == ()
     ImageDraw.Draw(photo).rectangle((80, 60, 100, 80), fill=(240, 200, 20))  # one solid button among them
     assert read_learn_button(photo).colour is LearnButtonColour.YELLOW
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        [(320, 220), (480, 380)],  # round
+        [(290, 240), (510, 360)],  # round, seen at a slant
+        [(400, 190), (490, 280), (400, 370), (310, 280)],  # square, turned 45 degrees
+    ],
+    ids=["round", "slanted", "tilted-square"],
+)
+def test_round_slanted_and_tilted_buttons_are_still_buttons(shape: list[tuple[int, int]]) -> None:
+    photo = motor_unit()
+    draw = ImageDraw.Draw(photo)
+    (draw.polygon if len(shape) > 2 else draw.ellipse)(shape, fill=PAINTS["green"][0])
+    reading = read_learn_button(photo)
+    assert reading.colour is LearnButtonColour.GREEN and confidence_level(reading.confidence).value != "low", reading
+
+
+# --- what a colour check must not take for a button (a reviewer's probes, drawn in opener_photos.scene) ----
+
+
+@pytest.mark.parametrize(
+    ("name", "button", "distractor"),
+    [
+        ("joist", LearnButtonColour.YELLOW, LearnButtonColour.RED_ORANGE),  # a long strip of wood
+        ("hand", LearnButtonColour.PURPLE, LearnButtonColour.RED_ORANGE),  # skin: too dull for button plastic
+        ("label", LearnButtonColour.RED_ORANGE, LearnButtonColour.YELLOW),  # printed on, and larger than the button
+        ("wall", None, LearnButtonColour.YELLOW),  # the whole frame
+    ],
+)
+def test_wood_skin_a_label_or_a_wall_is_not_a_button(
+    name: str, button: LearnButtonColour | None, distractor: LearnButtonColour
+) -> None:
+    reading = read_learn_button(scene(name))
+    assert reading.colour is button, reading
+    assert distractor not in [patch.colour for patch in reading.patches]  # not even a runner-up
+    if button is None:
+        assert reading.confidence == 0.0 and [p.colour for p in reading.set_aside] == [LearnButtonColour.YELLOW]
+    else:
+        assert confidence_level(reading.confidence).value == "high"  # the real button, in its housing
+
+
+def test_a_cord_across_the_frame_is_not_a_button() -> None:
+    photo = motor_unit("yellow", button=0.2)  # a green extension cord running corner to corner, in front
+    ImageDraw.Draw(photo).line((60, 40, 760, 580), fill=PAINTS["green"][0], width=24)
+    reading = read_learn_button(photo)
+    assert reading.colour is LearnButtonColour.YELLOW and [p.colour for p in reading.patches] == [reading.colour]
+    assert [p.colour for p in reading.set_aside] == [LearnButtonColour.GREEN]
+
+
+def test_a_button_colour_with_no_housing_around_it_rests_on_colour_alone() -> None:
+    photo = scene("wall")  # a yellow square on a wooden joist: a sticker or a toy as much as a button
+    draw = ImageDraw.Draw(photo)
+    draw.rectangle((0, 150, 800, 450), fill=WOOD[1])
+    draw.rectangle((340, 240, 460, 360), fill=PAINTS["yellow"][0])
+    reading = read_learn_button(photo)
+    assert reading.colour is LearnButtonColour.YELLOW and reading.colour_only
+    assert confidence_level(reading.confidence).value == "low"
+    housed = read_learn_button(motor_unit("yellow", button=0.2))
+    assert not housed.colour_only and confidence_level(housed.confidence).value == "high"
 
 
 def test_a_mode_other_than_rgb_is_read() -> None:
@@ -100,6 +161,24 @@ def test_two_colours_name_the_runner_up(knowledge: Knowledge) -> None:
         LearnButtonColour.YELLOW,
     }
     assert any("learn button" in step for step in answer.next_steps)  # what to photograph instead
+    other = answer.alternatives[0].learn_button_color.value
+    assert any(other in note and "less certain" in note for note in answer.notes)
+    assert answer.next_steps[0].startswith("Photograph only the learn button") and other in answer.next_steps[0]
+
+
+def test_the_answer_says_why_a_colour_was_set_aside_or_doubted(knowledge: Knowledge) -> None:
+    wall = identify_offline(knowledge.openers, read_learn_button(scene("wall")))
+    assert not wall.identified and wall.confidence == 0.0
+    assert any("yellow areas" in note and "not taken for a learn button" in note for note in wall.notes)
+    label = identify_offline(knowledge.openers, read_learn_button(scene("label")))
+    assert label.learn_button_color is LearnButtonColour.RED_ORANGE and label.alternatives == []
+    assert any("yellow areas" in note for note in label.notes)
+    photo = scene("wall")
+    ImageDraw.Draw(photo).rectangle((340, 240, 460, 360), fill=PAINTS["purple"][0])
+    alone = identify_offline(knowledge.openers, read_learn_button(photo))
+    assert alone.learn_button_color is LearnButtonColour.PURPLE and alone.confidence_level.value == "low"
+    assert any("only its colour" in note for note in alone.notes)
+    assert alone.next_steps[0].startswith("Retake the photo with the button and some of the motor unit's housing")
 
 
 def test_no_colour_gives_no_brand_and_advice(knowledge: Knowledge) -> None:

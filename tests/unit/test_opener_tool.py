@@ -22,7 +22,7 @@ from garage_tools.knowledge.openers import LearnButtonColour, OpenerCatalog
 from garage_tools.registry import ToolContext, dump, invoke
 from garage_tools.tools import build_registry
 from garage_tools.tools.opener import IdentifyOpenerOutput, OpenerSighting, identify
-from tests.unit.opener_photos import encoded, motor_unit
+from tests.unit.opener_photos import encoded, motor_unit, scene
 
 REGISTRY = build_registry()
 PRO = Caller(tier=Tier.PRO, surface="test", key_id="k1")
@@ -58,6 +58,15 @@ async def test_a_yellow_learn_button_is_security_plus_2_in_the_liftmaster_family
     assert answer["confidenceLevel"] == "high" and 0.7 <= answer["confidence"] <= 0.85
     assert "model" not in answer  # the colour does not tell the model; nothing is made up
     assert any("once" in step and "893MAX" in step for step in answer["nextSteps"])
+
+
+async def test_a_yellow_button_in_a_real_garage_is_security_plus_2(knowledge: Knowledge) -> None:
+    # Issue 10's "done when": a phone-sized JPEG of the unit between wooden joists, beside its light lens and
+    # yellow antenna wire. The joists are the largest vivid area in the photo; the button must still win.
+    answer = dump(await call(knowledge, {"image": encoded(scene("garage", size=(1600, 1200)), "JPEG")}))
+    assert answer["learnButtonColor"] == "yellow" and answer["generation"] == "Security+ 2.0"
+    assert answer["slug"] == "chamberlain-security-plus-2-yellow" and answer["alternatives"] == []
+    assert answer["confidenceLevel"] == "high"
 
 
 async def test_a_photo_without_a_button_is_low_confidence_with_photo_advice(knowledge: Knowledge) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections import Counter
 from collections.abc import Iterator
 from io import BytesIO
 from pathlib import Path
@@ -29,6 +30,7 @@ from garage_tools.knowledge.photos import (
 )
 from garage_tools.registry import ToolContext, dump_json, parse_arguments
 from garage_tools.settings import Settings
+from garage_tools.surfaces.mcp_encoding import tool_result
 from garage_tools.tools.photos import TOOL, ReferencePhotosInput, get_reference_photos
 from tests.unit.image_samples import scene
 
@@ -46,10 +48,16 @@ async def call(knowledge: Knowledge, surface: str = "rest", **arguments: Any) ->
 
 
 def write_library(
-    root: Path, *, crowded: str | None = None, per_severity: int = 1, size: tuple[int, int] = (64, 48)
+    root: Path,
+    *,
+    crowded: str | None = None,
+    per_severity: int = 1,
+    size: tuple[int, int] = (64, 48),
+    wordy: bool = False,
 ) -> Path:
     """An operator's own library: JPEG photos in a subfolder, a manifest beside them. The `crowded` item gets
-    `per_severity` large, detailed photos of each severity; every other item one small photo each."""
+    `per_severity` large, detailed photos of each severity; every other item one small photo each. `wordy`
+    gives every photo a caption and alt text of the 300 characters the schema allows, quotes and all."""
     (root / "pics").mkdir(parents=True, exist_ok=True)
     photos = []
     for item in REFERENCE_PHOTO_ITEM_IDS:
@@ -65,8 +73,8 @@ def write_library(
                     {
                         "itemId": item,
                         "severity": severity.value,
-                        "caption": f"Our {item} ({severity.value})",
-                        "alt": f"Photo of {item}",
+                        "caption": _wordy(f"Our {item} ({severity.value})", wordy),
+                        "alt": _wordy(f"Photo of {item}", wordy),
                         "file": name,
                     }
                 )
@@ -74,6 +82,11 @@ def write_library(
     path = root / "manifest.json"
     path.write_text(json.dumps(manifest), encoding="utf-8")
     return path
+
+
+def _wordy(text: str, wordy: bool) -> str:
+    """`text`, or `text` run on to 300 characters with quotes and a backslash (each two in JSON)."""
+    return (text + ' \u2014 note the "gap", the \\ bend and the "rust" here.' * 12)[:300].strip() if wordy else text
 
 
 # --- the packaged library ------------------------------------------------------------------------
@@ -131,6 +144,21 @@ async def test_mcp_gets_the_pictures_inline_unless_it_declines(knowledge: Knowle
     assert declined["inline"] is False and all("image" not in p for p in declined["photos"])
 
 
+async def test_on_mcp_each_picture_follows_its_severity_and_caption(knowledge: Knowledge) -> None:
+    result = await get_reference_photos(parse_arguments(TOOL, {"itemId": "springs"}), context(knowledge, "mcp"))
+    encoded = tool_result(result)
+    first, *blocks = encoded["content"]
+    # What clients that read the JSON see is untouched: the JSON text block first, then the structured content.
+    assert json.loads(first["text"]) == encoded["structuredContent"]
+    assert "caption" not in json.dumps([photo["image"] for photo in encoded["structuredContent"]["photos"]])
+    assert [block["type"] for block in blocks] == ["text", "image"] * len(result.photos)
+    for photo, caption, image in zip(result.photos, blocks[::2], blocks[1::2], strict=True):
+        assert photo.image is not None
+        assert caption["text"] == f"{photo.severity.value}: {photo.caption}"
+        assert (image["data"], image["mimeType"]) == (photo.image.data, photo.image.mime_type)
+    assert [block["text"].split(":")[0] for block in blocks[::2]] == ["HEALTHY", "WATCH", "FIX"]
+
+
 @pytest.mark.parametrize("item", REFERENCE_PHOTO_ITEM_IDS)
 async def test_rest_answers_with_inline_pictures_stay_under_100000_characters(knowledge: Knowledge, item: str) -> None:
     args = ReferencePhotosInput.model_validate({"itemId": item, "inlineImages": True})
@@ -150,6 +178,42 @@ def test_a_large_library_is_shrunk_then_sent_partly_by_url_to_stay_small(tmp_pat
     assert answer["count"] == 24 and inlined and answer["note"]
     assert all(Image.open(BytesIO(base64.b64decode(image["data"]))).width <= 160 for image in inlined)
     assert len(inlined) < 24 and "by URL only" in answer["note"]
+
+
+def test_long_captions_count_against_the_100000_characters_too(tmp_path: Path) -> None:
+    # Twenty-four photos of one item, each with 600 characters of caption and alt text (more once escaped):
+    # some 25,000 characters before any picture. Only the pictures were counted once, and this came out at
+    # about 107,000 characters.
+    manifest = write_library(tmp_path / "wordy", crowded="keypad", per_severity=8, size=(700, 525), wordy=True)
+    settings = Settings(_env_file=None, data_dir=tmp_path, reference_photos_manifest=manifest)  # type: ignore[call-arg]
+    with TestClient(create_app(settings)) as client:
+        response = client.post("/api/v1/getInspectionReferencePhotos", json={"itemId": "keypad", "inlineImages": True})
+    assert response.status_code == 200 and len(response.text) < 100_000
+    answer = response.json()
+    captions = [photo["caption"] for photo in answer["photos"]]
+    assert answer["count"] == 24 and all(len(caption) >= 299 and '"gap"' in caption for caption in captions)
+    assert sum(len(photo["caption"]) + len(photo["alt"]) for photo in answer["photos"]) > 14_000
+    inlined = [photo for photo in answer["photos"] if "image" in photo]
+    assert inlined and "by URL only" in answer["note"]  # the pictures shrink and some go, the words stay
+    assert len(response.text) > 90_000  # and the room left is used: the limit is the reply, not a guess
+
+
+@pytest.mark.parametrize("inline", [False, True])
+def test_a_gallery_too_wordy_for_one_reply_leaves_photos_out_evenly_and_says_so(tmp_path: Path, inline: bool) -> None:
+    # 135 photos of one item with 300-character captions and alt texts: some 113,000 characters in words alone.
+    manifest = write_library(tmp_path / "wordy", crowded="keypad", per_severity=45, wordy=True)
+    settings = Settings(_env_file=None, data_dir=tmp_path, reference_photos_manifest=manifest)  # type: ignore[call-arg]
+    with TestClient(create_app(settings)) as client:
+        path = "/api/v1/getInspectionReferencePhotos"
+        response = client.post(path, json={"itemId": "keypad", "inlineImages": inline})
+        one_severity = client.post(path, json={"itemId": "keypad", "severity": "FIX"})
+    assert response.status_code == 200 and len(response.text) < 100_000
+    answer = response.json()
+    shown = Counter(photo["severity"] for photo in answer["photos"])
+    assert answer["count"] == len(answer["photos"]) < 135 and max(shown.values()) - min(shown.values()) <= 1
+    assert f"{135 - answer['count']} more photos of this item are left out" in answer["note"]
+    assert "one `severity` at a time" in answer["note"]
+    assert one_severity.json()["count"] == 45 and "note" not in one_severity.json()  # as the note promises
 
 
 # --- operator libraries and the /photos/ route -------------------------------------------------

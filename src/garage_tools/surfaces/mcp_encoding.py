@@ -18,14 +18,18 @@ SERVER_REFUSED = -32000
 def tool_result(result: BaseModel) -> dict[str, Any]:
     """A `CallToolResult`: structured content, the same JSON as text, and any images as image blocks.
 
-    An image's bytes travel once, in its image block; the JSON keeps its media type and the rest.
+    An image's bytes travel once, in its image block; the JSON keeps its media type and the rest. An
+    image with a caption follows a text block holding it, so each picture comes right after its words.
     """
     data = dump(result)
     images = [image for image in inline_images(result) if image.data]
     if images:
         data = _without_image_bytes(data, {image.data for image in images})
     content: list[dict[str, Any]] = [{"type": "text", "text": orjson.dumps(data).decode()}]
-    content += [{"type": "image", "data": i.data, "mimeType": i.mime_type} for i in images]
+    for image in images:
+        if image.caption:
+            content.append({"type": "text", "text": image.caption})
+        content.append({"type": "image", "data": image.data, "mimeType": image.mime_type})
     return {"content": content, "structuredContent": data, "isError": False}
 
 

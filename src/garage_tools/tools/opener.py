@@ -2,8 +2,8 @@
 
 The learn button's colour is the strongest cue a homeowner can photograph: on LiftMaster,
 Chamberlain and Craftsman units it marks the radio generation, which decides the remotes that pair.
-Offline, Pillow looks for that colour (`imaging/colour.py`). With a vision model configured, the
-model reads the colour and any brand or model text instead. Either way the opener knowledge base
+Offline, Pillow looks for a button-shaped patch of that colour (`imaging/colour.py`). With a vision
+model configured, the model reads the colour and any brand or model text instead. Either way the opener knowledge base
 (`knowledge/data/openers.json`) is the only source of generation, frequency, years and remotes, so a
 model can never invent a remote; and the answer says which way it was made (`method`) and how sure
 it is, in a number and a word.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Iterable
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -222,8 +223,12 @@ def describe(
     drive: DriveType | None = None,
     alternatives: list[Alternative] | None = None,
     notes: list[str] | None = None,
+    retake: list[str] | None = None,
 ) -> IdentifyOpenerOutput:
-    """The answer for a matched generation and/or brand; the knowledge base supplies every fact."""
+    """The answer for a matched generation and/or brand; the knowledge base supplies every fact.
+
+    `retake` says what was wrong with this photo; it leads the next steps, before the general photo advice.
+    """
     notes = list(notes or [])
     steps: list[str] = []
     fits: list[Brand] = [brand] if brand is not None else []
@@ -247,6 +252,7 @@ def describe(
     level = confidence_level(confidence)
     if level is Confidence.LOW or entry is None:  # a better photo of the button is the way to a generation
         steps = [*catalog.photo_advice, *steps]
+    steps = [*(retake or []), *steps]
     family_brand = " / ".join(b.name for b in fits) or None
     return IdentifyOpenerOutput(
         identified=identified,
@@ -273,7 +279,8 @@ def describe(
 
 
 def identify_offline(catalog: OpenerCatalog, reading: ColourReading) -> IdentifyOpenerOutput:
-    """The answer from the Pillow colour check alone."""
+    """The answer from the Pillow colour check alone, with every doubt the check had spelt out."""
+    set_aside = _set_aside_note(reading)
     entry = catalog.by_colour(reading.colour) if reading.colour is not None else None
     if entry is None:
         return describe(
@@ -282,7 +289,10 @@ def identify_offline(catalog: OpenerCatalog, reading: ColourReading) -> Identify
             brand=None,
             confidence=0.0,
             method=OFFLINE_METHOD,
-            notes=["No learn-button colour (yellow, purple, red/orange or green) was found in the photo."],
+            notes=[
+                "No learn-button colour (yellow, purple, red/orange or green) was found in the photo.",
+                *([set_aside] if set_aside else []),
+            ],
         )
     alternatives: list[Alternative] = []
     for patch in reading.patches[1:]:
@@ -297,8 +307,19 @@ def identify_offline(catalog: OpenerCatalog, reading: ColourReading) -> Identify
                 )
             )
     notes = ["Identified from the learn button's colour alone: it tells the radio generation, not the model."]
+    retake: list[str] = []
+    if reading.colour_only:
+        notes.append(
+            f"The {entry.colour_label} patch is not set in a grey, white or beige housing, so only its colour "
+            "says it is a learn button: a sticker, a toy or paint would look the same."
+        )
+        retake.append("Retake the photo with the button and some of the motor unit's housing around it in view.")
     if alternatives:
-        notes.append("The photo shows more than one button colour, so the match is less certain.")
+        others = _colour_names(a.learn_button_color for a in alternatives)
+        notes.append(f"The photo also shows {others} patches shaped like a button, so the match is less certain.")
+        retake.append(f"Photograph only the learn button, close up, so that no {others} patch is in the frame.")
+    if set_aside:
+        notes.append(set_aside)
     return describe(
         catalog,
         entry=entry,
@@ -307,7 +328,24 @@ def identify_offline(catalog: OpenerCatalog, reading: ColourReading) -> Identify
         method=OFFLINE_METHOD,
         alternatives=alternatives,
         notes=notes,
+        retake=retake,
     )
+
+
+def _set_aside_note(reading: ColourReading) -> str | None:
+    """Why vivid areas the user can see in the photo were not read as the button, if there were any."""
+    if not reading.set_aside:
+        return None
+    colours = _colour_names(patch.colour for patch in reading.set_aside)
+    return (
+        f"Large or oddly shaped {colours} areas (a wall, a label, wood, a wire) were not taken for a learn button: "
+        "a button is a small, solid square or round patch."
+    )
+
+
+def _colour_names(colours: Iterable[LearnButtonColour]) -> str:
+    names = list(dict.fromkeys(colour.value for colour in colours))
+    return " and ".join(filter(None, [", ".join(names[:-1]), names[-1]]))
 
 
 def _clean(text: str | None) -> str | None:

@@ -2,19 +2,22 @@
 
 Every photo always has a `url` (served at `/photos/…`). The pictures themselves travel inline, as
 base64 with a media type, when the caller asks for it (`inlineImages: true`) and by default on MCP,
-where each one also becomes an image content block beside the captions. REST defaults to URLs:
-GPT Actions refuse responses of 100,000 characters or more and pass no images on. Even inline, a
-REST answer stays within `REST_INLINE_BUDGET` characters of image data: pictures are shrunk step by
-step (640, 480, 320, 240, 160 pixels on the longest side) until they fit, and if the smallest
-still do not (a large operator library), the photos that do not fit are sent by URL only and
-`note` says so.
+where each one becomes an image content block right after a text block with its severity and
+caption. REST defaults to URLs: GPT Actions refuse responses of 100,000 characters or more and pass
+no images on. So a REST reply is sized as the JSON it is sent as (captions, alt texts, URLs and all)
+and kept within `REST_REPLY_LIMIT` characters: pictures are shrunk step by step (640, 480, 320, 240,
+160 pixels on the longest side) into the room the words leave, and if the smallest still do not fit
+(a large operator library), the photos that do not fit are sent by URL only and `note` says so. An
+operator gallery so wordy that even its text would not fit loses photos, the most numerous severity
+first, and `note` says how many.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 
 from pydantic import Field
 
@@ -22,11 +25,14 @@ from garage_tools.access.caller import Caller
 from garage_tools.knowledge.checklist import ReferencePhotoItem
 from garage_tools.knowledge.photos import Photo, PhotoLibrary, PhotoSeverity, Rendition, packaged_photo_library
 from garage_tools.models import Flag, InlineImage, InputModel, OutputModel
-from garage_tools.registry import Tool, ToolContext
+from garage_tools.registry import Tool, ToolContext, dump_json
 
-#: Characters of base64 image data one REST answer may carry (the rest of the answer is ~2,000).
-REST_INLINE_BUDGET = 90_000
-#: The same on MCP, where clients take larger results (each image is also in the text and structured content).
+#: Characters a REST reply may have, all of it: GPT Actions refuse 100,000 or more.
+REST_REPLY_LIMIT = 99_000
+#: Room kept within that limit for `note`, which is written once the pictures are chosen (two sentences at most).
+NOTE_ROOM = 500
+#: Characters of base64 image data one MCP result may carry: MCP clients take larger results, and there the
+#: words travel once more, in the text blocks.
 MCP_INLINE_BUDGET = 600_000
 #: Longest side of inline pictures, largest first: each step is tried until the set fits the budget.
 INLINE_SIDES = (640, 480, 320, 240, 160)
@@ -73,7 +79,9 @@ class ReferencePhotosOutput(OutputModel):
     count: int
     inline: bool = Field(description="Whether pictures were sent inline (see each photo's `image`).")
     credit: str = Field(description="Who made the pictures.")
-    note: str | None = Field(default=None, description="Present when inline pictures were shrunk or left out.")
+    note: str | None = Field(
+        default=None, description="Present when inline pictures were shrunk or left out, or photos were left out."
+    )
 
 
 def photos_of(ctx: ToolContext) -> PhotoLibrary:
@@ -85,12 +93,17 @@ def wants_inline(args: ReferencePhotosInput, caller: Caller) -> bool:
     return args.inline_images if args.inline_images is not None else caller.takes_image_blocks
 
 
+#: What one inline picture costs in a reply, from its rendition: base64 characters alone (MCP), or its whole
+#: JSON member `,"image":{...}` (REST).
+Cost = Callable[[Rendition], int]
+
+
 def inline_set(
-    library: PhotoLibrary, photos: Sequence[Photo], budget: int
+    library: PhotoLibrary, photos: Sequence[Photo], budget: int, cost: Cost
 ) -> tuple[list[InlineImage | None], str | None]:
     """Inline pictures for `photos` within `budget` characters, shrinking them if need be (CPU: run in a thread)."""
     for side in INLINE_SIDES:
-        images = _within(library, photos, side, budget)
+        images = _within(library, photos, side, budget, cost)
         if images is not None:
             shrunk = any(max(photo.width, photo.height) > side for photo in photos)
             note = f"Inline pictures are at most {side} px on their longest side; `url` has each at full size."
@@ -100,9 +113,9 @@ def inline_set(
     room = budget
     for photo in photos:
         rendition = library.rendition(photo, smallest)
-        size = _encoded_size(rendition)
+        size = cost(rendition)
         fits = size <= room
-        chosen.append(_inline(rendition) if fits else None)
+        chosen.append(_inline(rendition, photo) if fits else None)
         room -= size if fits else 0
     return chosen, (
         f"{chosen.count(None)} of {len(photos)} pictures are sent by URL only, to keep the answer small; "
@@ -110,61 +123,105 @@ def inline_set(
     )
 
 
-def _within(library: PhotoLibrary, photos: Sequence[Photo], side: int, budget: int) -> list[InlineImage] | None:
+def _within(
+    library: PhotoLibrary, photos: Sequence[Photo], side: int, budget: int, cost: Cost
+) -> list[InlineImage] | None:
     """Every picture at `side`, or None as soon as they overrun the budget (the rest are not even encoded)."""
     images: list[InlineImage] = []
     used = 0
     for photo in photos:
         rendition = library.rendition(photo, side)
-        used += _encoded_size(rendition)
+        used += cost(rendition)
         if used > budget:
             return None
-        images.append(_inline(rendition))
+        images.append(_inline(rendition, photo))
     return images
 
 
-def _encoded_size(rendition: Rendition) -> int:
-    """Characters of the rendition in base64."""
+def encoded_size(rendition: Rendition) -> int:
+    """Characters of the rendition in base64: its cost on MCP, where it is an image block of its own."""
     return 4 * ((len(rendition.data) + 2) // 3)
 
 
-def _inline(rendition: Rendition) -> InlineImage:
-    return InlineImage(data=base64.b64encode(rendition.data).decode("ascii"), mime_type=rendition.mime_type)
+def json_size(rendition: Rendition) -> int:
+    """Characters the rendition adds to a photo's REST JSON: `,"image":{"data":"…","mimeType":"…"}`.
+
+    Measured by the serializer REST uses, so it stays right if InlineImage changes; base64 needs no escaping.
+    """
+    member = len(dump_json(InlineImage(data="", mime_type=rendition.mime_type)))
+    return len(',"image":') + member + encoded_size(rendition)
+
+
+def _inline(rendition: Rendition, photo: Photo) -> InlineImage:
+    return InlineImage(
+        data=base64.b64encode(rendition.data).decode("ascii"),
+        mime_type=rendition.mime_type,
+        caption=f"{photo.entry.severity.value}: {photo.entry.caption}",
+    )
+
+
+def _listed(photo: Photo, base_url: str) -> ReferencePhoto:
+    """A photo as the reply lists it, without its picture."""
+    return ReferencePhoto(
+        item_id=photo.entry.item_id,
+        severity=photo.entry.severity,
+        caption=photo.entry.caption,
+        alt=photo.entry.alt,
+        url=f"{base_url}{photo.path}",
+        mime_type=photo.mime_type,
+        width=photo.width,
+        height=photo.height,
+    )
+
+
+def _fit_words(reply: ReferencePhotosOutput, photos: list[Photo]) -> int:
+    """Leave photos out of a REST reply whose words alone overrun the limit; how many were left out.
+
+    Only a very wordy operator gallery gets here. The most numerous severity loses its last photo first, so every
+    severity the item has stays shown.
+    """
+    room = REST_REPLY_LIMIT - NOTE_ROOM - len(dump_json(reply))
+    left_out = 0
+    while room < 0 and len(photos) > 1:
+        counts = Counter(photo.entry.severity for photo in photos)
+        severity = max(counts, key=counts.__getitem__)
+        index = max(i for i, photo in enumerate(photos) if photo.entry.severity is severity)
+        room += len(dump_json(reply.photos[index])) + 1  # its JSON and the comma before it
+        del photos[index], reply.photos[index]
+        left_out += 1
+    reply.count = len(photos)
+    return left_out
 
 
 async def get_reference_photos(args: ReferencePhotosInput, ctx: ToolContext) -> ReferencePhotosOutput:
     library = photos_of(ctx)
     item = next(item for item in ctx.knowledge.checklist.items if item.id == args.item_id)
     photos = library.for_item(args.item_id, args.severity)
-    inline = wants_inline(args, ctx.caller)
-    images: list[InlineImage | None] = [None] * len(photos)
-    note = None
-    if inline and photos:
-        budget = MCP_INLINE_BUDGET if ctx.caller.takes_image_blocks else REST_INLINE_BUDGET
-        images, note = await asyncio.to_thread(inline_set, library, photos, budget)
-    return ReferencePhotosOutput(
+    reply = ReferencePhotosOutput(
         item_id=args.item_id,
         label=item.label,
         look_for=item.look_for,
-        photos=[
-            ReferencePhoto(
-                item_id=photo.entry.item_id,
-                severity=photo.entry.severity,
-                caption=photo.entry.caption,
-                alt=photo.entry.alt,
-                url=f"{ctx.base_url}{photo.path}",
-                mime_type=photo.mime_type,
-                width=photo.width,
-                height=photo.height,
-                image=image,
-            )
-            for photo, image in zip(photos, images, strict=True)
-        ],
+        photos=[_listed(photo, ctx.base_url) for photo in photos],
         count=len(photos),
-        inline=inline,
+        inline=wants_inline(args, ctx.caller),
         credit=library.manifest.credit,
-        note=note,
     )
+    notes: list[str] = []
+    on_mcp = ctx.caller.takes_image_blocks
+    if not on_mcp and (left_out := _fit_words(reply, photos)):
+        ask = "" if args.severity is not None else ": ask for one `severity` at a time to see them all"
+        notes.append(f"{left_out} more photos of this item are left out to keep the answer small{ask}.")
+    if reply.inline and photos:
+        # On REST the pictures get the room the reply's words leave, measured as the JSON that is sent.
+        budget = MCP_INLINE_BUDGET if on_mcp else REST_REPLY_LIMIT - NOTE_ROOM - len(dump_json(reply))
+        images, note = await asyncio.to_thread(
+            inline_set, library, photos, budget, encoded_size if on_mcp else json_size
+        )
+        for entry, image in zip(reply.photos, images, strict=True):
+            entry.image = image
+        notes += [note] if note else []
+    reply.note = " ".join(notes) or None
+    return reply
 
 
 TOOL = Tool(
