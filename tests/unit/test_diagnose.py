@@ -166,3 +166,98 @@ def test_a_shared_answer_is_encoded_to_json_once(knowledge: Knowledge) -> None:
     assert json.loads(encoded) == dump(first)
     with pytest.raises(ValidationError):
         first.safety_flag = False  # frozen: a shared answer cannot be changed under other callers
+
+
+# --- classes of failure fixed after the round 5 measurement (phrasings of our own, not the benchmark's) ---
+
+
+@pytest.mark.parametrize(
+    ("word", "kept"),
+    [
+        ("house", "house"),  # one letter from "mouse" (a pest), but the first letter differs
+        ("right", "right"),  # from "light" ("light under the door")
+        ("mower", "mower"),  # from "lower" (close)
+        ("steel", "steel"),  # same first letter as "seal": a knownWords entry
+        ("string", "string"),  # "spring"
+        ("changes", "changes"),  # an enquiry word ("charges") is never a correction target
+    ],
+)
+def test_everyday_words_are_not_corrected_into_symptom_words(knowledge: Knowledge, word: str, kept: str) -> None:
+    assert knowledge.matcher.normalise(word) == [kept]
+
+
+def test_typos_that_keep_the_first_letter_are_still_corrected(knowledge: Knowledge) -> None:
+    assert knowledge.matcher.normalise("grindng sprnig") == ["grind", "spring"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the tumble dryer in my garage squeals",
+        "the fridge in the garage rattles like crazy",
+        "our back door won't shut properly",
+        "the water heater in the garage is leaking",
+        "my truck battery is dead again",
+    ],
+)
+def test_something_else_in_the_garage_is_not_a_door_symptom(knowledge: Knowledge, text: str) -> None:
+    assert knowledge.matcher.match(text) is None
+    assert knowledge.semantic_matcher.match(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("the freezer is parked right by the door and now the door won't close", "wont_close"),  # door named
+        ("garage won't open and the car is trapped inside", "wont_open"),  # "garage" as the door, not a room
+        ("a bang like a truck backfiring, then the door was too heavy", "banging_noise"),  # a comparison
+    ],
+)
+def test_a_door_named_beside_another_thing_is_still_diagnosed(knowledge: Knowledge, text: str, key: str) -> None:
+    result = diagnose_text(knowledge, text)
+    assert result.symptom is not None and result.symptom.key == key
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("a massive ka boom from the garage around midnight", "banging_noise"),  # sound words for a bang
+        ("heard a twang and one spring is now in two pieces", "banging_noise"),
+        ("the zapper clipped to my visor stopped working", "remote_not_working"),  # names for a remote
+        ("my handheld quit working yesterday", "remote_not_working"),
+        ("the door rises to about waist level and then quits", "opens_partially"),  # how far, and stopping
+        ("it stops roughly two thirds of the way up", "opens_partially"),
+        ("the door is stuck half open", "opens_partially"),
+        ("door froze to the ground overnight and won't go up", "wont_open"),  # frozen or seized is stuck
+        ("the whole thing seized up, nothing moves", "wont_open"),
+        ("sunshine gets in underneath the door", "weather_seal_damaged"),  # under, below, along the bottom
+        ("the rubber at the bottom has perished", "weather_seal_damaged"),
+        ("grating noise every time it moves", "loud_grinding"),  # grate, gnash, crunch
+        ("the door hits the floor and reopens", "wont_close"),  # reopening is reversing
+    ],
+)
+def test_homeowner_words_for_the_trees_words(knowledge: Knowledge, text: str, key: str) -> None:
+    result = diagnose_text(knowledge, text)
+    assert result.symptom is not None and result.symptom.key == key, knowledge.matcher.normalise(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("it won't lift at all, totally stuck", "wont_open"),  # "at all" and "totally" are no "fully"
+        ("remote, keypad, wall button, doesn't matter which, the door stays closed", "wont_open"),  # an idiom
+        ("the keypad does nothing though its backlight blinks", "remote_not_working"),  # the keypad's light
+        ("it stops partway down and then comes back up", "wont_close"),  # partway while closing
+        ("it only gets as far as knee height", "opens_partially"),
+        ("squeaking and groaning on the way down", "unusual_noise"),  # "on the way down" says when, not what
+    ],
+)
+def test_sentence_shapes(knowledge: Knowledge, text: str, key: str) -> None:
+    result = diagnose_text(knowledge, text)
+    assert result.symptom is not None and result.symptom.key == key, knowledge.matcher.normalise(text)
+
+
+def test_a_spring_described_by_its_sound_keeps_the_safety_flag(knowledge: Knowledge) -> None:
+    result = diagnose_text(knowledge, "kaboom from the garage, now the spring is in pieces")
+    assert result.symptom is not None and result.symptom.key == "banging_noise"
+    assert result.safety_flag is True

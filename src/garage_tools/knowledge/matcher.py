@@ -5,9 +5,14 @@ normalisation (case, punctuation and apostrophes folded; word forms and negation
 to canonical words from the tree; the tree's filler words dropped), so "Door WON'T shut!!",
 "door wont shut" and "the door will not close" all become `wont close`. Single-word typos
 are corrected against the tree's vocabulary (one edit for words of five letters or more,
-a swapped pair of letters for four-letter words). A phrase matches when its words appear
+a swapped pair of letters for four-letter words), never changing the first letter: people
+rarely mistype it, and a first letter changed turns everyday words into symptom words
+("house" into "mouse", "right" into "light", "mower" into "lower"), and never the tree's
+`knownWords` ("steel" is not "seal"). A phrase matches when its words appear
 in order with at most `MAX_GAP` other words between them; the longest match wins, and a
-symptom's `priority` breaks ties. Everything is precomputed, so a match costs microseconds.
+symptom's `priority` breaks ties. A description about something else in the garage (the
+tree's `otherSubjects`, with none of its `doorWords`) matches nothing. Everything is
+precomputed, so a match costs microseconds.
 """
 
 from __future__ import annotations
@@ -44,6 +49,17 @@ class Pattern:
 
 
 @dataclass(frozen=True, slots=True)
+class Reading:
+    """A description as the matchers see it: canonical words, and what it is about."""
+
+    tokens: list[str]
+    #: It names something other than a garage door (`otherSubjects`) and nothing of the door.
+    elsewhere: bool
+    #: It asks about buying, price or looks (`enquiryWords`).
+    enquiry: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Match:
     symptom: Symptom
     phrase: str
@@ -76,13 +92,22 @@ def _is_swap(a: str, b: str) -> bool:
     return len(a) == len(b) and sorted(a) == sorted(b) and _within_one_edit(a, b)
 
 
+def _same_start(typo: str, word: str) -> bool:
+    """Whether `typo` keeps `word`'s first letter (or only swaps its first two)."""
+    return typo[0] == word[0] or typo[:2] == word[1::-1]
+
+
 class SymptomMatcher:
     """Matches descriptions against a diagnostic tree. Build once; `match` is read-only."""
 
     def __init__(self, tree: DiagnosticTree) -> None:
-        self._filler = frozenset(tree.filler_words)
+        self._filler = frozenset(tokens[0] for tokens in map(words, tree.filler_words) if len(tokens) == 1)
         self._single: dict[str, str] = {}
+        # Multi-word forms -> canonical word; "" for a multi-word filler ("at all"), which is dropped.
         self._multi: dict[tuple[str, ...], str] = {}
+        for filler in tree.filler_words:
+            if len(tokens := tuple(words(filler))) > 1:
+                self._multi[tokens] = ""
         for canonical, forms in tree.canonical_words.items():
             for form in [canonical, *forms]:
                 tokens = tuple(words(form))
@@ -90,8 +115,13 @@ class SymptomMatcher:
                     self._single[tokens[0]] = canonical
                 elif tokens:
                     self._multi[tokens] = canonical
-        self._longest_multi = max((len(k) for k in self._multi), default=1)
-        self._multi_starts = frozenset(k[0] for k in self._multi)
+        self._door_words = self._markers(tree.door_words)
+        self._other_subjects = self._markers(tree.other_subjects)
+        self._enquiry_words = self._markers(tree.enquiry_words)
+        # First word -> the lengths of the multi-word forms it starts, longest first (most words start none).
+        self._multi_sizes: dict[str, tuple[int, ...]] = {}
+        for key in self._multi:
+            self._multi_sizes[key[0]] = tuple(sorted({*self._multi_sizes.get(key[0], ()), len(key)}, reverse=True))
 
         patterns: list[Pattern] = []
         for symptom in tree.symptoms:
@@ -117,8 +147,25 @@ class SymptomMatcher:
                     self._deletes.setdefault(variant, set()).add(word)
         # Every token seen so far and what it corrects to (vocabulary words map to themselves).
         self._corrections: dict[str, str] = {word: word for word in vocabulary}
+        # Words of other subjects and enquiries are known words, never corrected, but no typo is corrected
+        # into one either: "changes" is not "charges", and "washers" (door hardware) is not a "washer".
+        for marker in self._other_subjects | self._enquiry_words | self._door_words:
+            self._corrections.setdefault(marker, marker)
+        for word in tree.known_words:
+            self._corrections.setdefault(word.lower(), word.lower())
         # Recent descriptions and their match: agents and widgets send the same few phrases again and again.
         self._recent: dict[str, Match | None] = {}
+
+    def _markers(self, entries: list[str]) -> frozenset[str]:
+        """The canonical tokens that `entries` become (a multi-word entry no form covers becomes one token)."""
+        markers = set()
+        for entry in entries:
+            tokens = tuple(words(entry))
+            if len(tokens) == 1:
+                markers.add(self._single.get(tokens[0], tokens[0]))
+            elif tokens:
+                markers.add(self._multi.setdefault(tokens, " ".join(tokens)))
+        return frozenset(markers)
 
     @property
     def patterns(self) -> Sequence[Pattern]:
@@ -135,6 +182,7 @@ class SymptomMatcher:
             close = sorted(c for c in candidates if _is_swap(token, c))
         else:
             close = sorted(c for c in candidates if len(c) >= 4 and _within_one_edit(token, c))
+        close = [c for c in close if _same_start(token, c)]
         targets = {self._vocabulary[c] for c in close}
         # Only correct when the typo points at one meaning; otherwise leave it alone.
         corrected = targets.pop() if len(targets) == 1 else token
@@ -143,30 +191,48 @@ class SymptomMatcher:
         return corrected
 
     def _normalise(self, tokens: list[str], *, correct: bool) -> list[str]:
+        return self._read(tokens, correct=correct).tokens
+
+    def _read(self, tokens: list[str], *, correct: bool) -> Reading:
         if correct:
             tokens = [self._correct(t) for t in tokens]
         out: list[str] = []
-        i = 0
-        while i < len(tokens):
-            # Multi-word forms are tried only where one can start (most words start none).
-            sizes = range(min(self._longest_multi, len(tokens) - i), 1, -1) if tokens[i] in self._multi_starts else ()
-            for size in sizes:
+        door = False  # "door" itself is a filler word: seen here, before it is dropped
+        i, count = 0, len(tokens)
+        while i < count:
+            for size in self._multi_sizes.get(tokens[i], ()):
+                if i + size > count:
+                    continue
                 canonical = self._multi.get(tuple(tokens[i : i + size]))
                 if canonical is not None:
-                    out.append(canonical)
+                    if canonical and not (canonical in self._other_subjects and _compared(tokens, i)):
+                        out.append(canonical)
                     i += size
                     break
             else:
                 token = tokens[i]
                 i += 1
                 if token in self._filler:
+                    door = door or token in self._door_words
                     continue
-                out.append(self._single.get(token, token))
-        return out
+                token = self._single.get(token, token)
+                if token in self._other_subjects and _compared(tokens, i - 1):
+                    continue  # "sounded like a car backfiring": the car is a comparison, not the subject
+                out.append(token)
+        door = door or not self._door_words.isdisjoint(out)
+        return Reading(
+            tokens=out,
+            elsewhere=not door and not self._other_subjects.isdisjoint(out),
+            enquiry=not self._enquiry_words.isdisjoint(out),
+        )
 
     def normalise(self, text: str) -> list[str]:
         """The canonical word sequence for `text` (exposed for tests and debugging)."""
         return self._normalise(words(text), correct=True)
+
+    def read(self, text: str) -> Reading:
+        """`text`'s canonical words and what it is about (the offline fallback reads texts this way too)."""
+        return self._read(words(text), correct=True)
 
     def match(self, text: str) -> Match | None:
         """The best-matching symptom for `text`, or None when no phrase matches."""
@@ -181,7 +247,10 @@ class SymptomMatcher:
         return found
 
     def _match(self, text: str) -> Match | None:
-        tokens = self.normalise(text)
+        reading = self.read(text)
+        if reading.elsewhere:
+            return None  # "the freezer in the garage hums": no door symptom, whatever the words
+        tokens = reading.tokens
         best: tuple[tuple[int, int], Pattern] | None = None
         for start, token in enumerate(tokens):
             for rank, pattern, rest in self._by_first.get(token, ()):
@@ -197,6 +266,19 @@ class SymptomMatcher:
         for pattern in self._patterns:
             seen.setdefault(pattern.symptom.key, pattern.phrase)
         return list(seen.values())
+
+
+#: Words that introduce a comparison ("sounds like a car backfiring"), and articles that may follow them.
+_COMPARISONS = frozenset({"like"})
+_ARTICLES = frozenset({"a", "an", "the", "some"})
+
+
+def _compared(tokens: list[str], start: int) -> bool:
+    """Whether the words at `start` follow a comparison word ("like a ..."), so they name no subject."""
+    before = start - 1
+    if before >= 0 and tokens[before] in _ARTICLES:
+        before -= 1
+    return before >= 0 and tokens[before] in _COMPARISONS
 
 
 def _matches_at(tokens: list[str], start: int, rest: tuple[str, ...]) -> bool:

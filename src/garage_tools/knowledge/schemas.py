@@ -100,10 +100,44 @@ class DiagnosticTree(DataModel):
         alias="fillerWords",
         description=(
             'Words dropped before matching because they carry no symptom meaning ("my", "the", "door", '
-            '"like" as in "sounds like a bang").'
+            '"like" as in "sounds like a bang"). Multi-word fillers ("at all") are allowed.'
         ),
     )
     no_match_hint: Text = Field(alias="noMatchHint")
+    known_words: list[Text] = Field(
+        default_factory=list,
+        alias="knownWords",
+        description=(
+            "Everyday words one letter away from a word of the tree that are not misspellings of it, so the "
+            'matcher leaves them alone: "steel" is no typo of "seal", nor "string" of "spring".'
+        ),
+    )
+    other_subjects: list[Text] = Field(
+        default_factory=list,
+        alias="otherSubjects",
+        description=(
+            "Things that are not a garage door (a freezer, a washing machine, the front door). A description "
+            "naming one of them and none of the `doorWords` is about that thing, so it is not diagnosed: "
+            '"the freezer in the garage hums" is no opener humming. Words or multi-word forms.'
+        ),
+    )
+    door_words: list[Text] = Field(
+        default_factory=list,
+        alias="doorWords",
+        description=(
+            "Words that show the garage door is the subject (door, opener, spring, remote ...), checked "
+            "after word forms are folded, before filler words are dropped. See `otherSubjects`."
+        ),
+    )
+    enquiry_words: list[Text] = Field(
+        default_factory=list,
+        alias="enquiryWords",
+        description=(
+            'Words of a question about buying, price or looks ("quote", "how much", "paint"). The offline '
+            "fallback makes no guess for such a text: it shares words with examples without describing a "
+            "symptom. Phrases of the tree still match. Words or multi-word forms."
+        ),
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> DiagnosticTree:

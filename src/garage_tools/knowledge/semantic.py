@@ -17,8 +17,9 @@ A symptom scores its best example's similarity; the best symptom wins when that 
 `MIN_SIMILARITY`. Below it, diagnose gives its usual no-match hint: a request to rephrase is better
 than a wrong diagnosis. Words no example uses still lengthen the description's vector (at
 `UNSEEN_WEIGHT`), so a long text that shares a word or two with an example scores lower than a short
-one. It remains a bag of words: it cannot tell a door problem from a fridge that is "leaking"
-(see docs/benchmarks.md for what it gets right and wrong on held-out phrasings).
+one. It remains a bag of words, so it makes no guess for a text the phrase matcher reads as about
+something else (a fridge that is "leaking": the tree's `otherSubjects`) or as an enquiry ("how much
+is a new spring": `enquiryWords`): such texts share words with examples without describing a symptom.
 
 Pure Python over sparse dicts (numpy is not a dependency): about 170 examples, built in about 15 ms
 at start-up, about 0.25 ms a query on a shared 2-core machine; only text the phrases miss pays it.
@@ -167,6 +168,9 @@ class SemanticMatcher:
         `rival` is a symptom the text already matched by a weaker route (one word of a phrase): another
         symptom wins over it only by `RIVAL_MARGIN`, so a near tie keeps the phrase matcher's reading.
         """
+        reading = self._phrases.read(text)
+        if reading.elsewhere or reading.enquiry:
+            return None  # about the freezer, or a price question: words in common, no symptom described
         ranked = self.rank(text)
         if not ranked or ranked[0].similarity < MIN_SIMILARITY:
             return None
