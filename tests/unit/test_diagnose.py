@@ -261,3 +261,101 @@ def test_a_spring_described_by_its_sound_keeps_the_safety_flag(knowledge: Knowle
     result = diagnose_text(knowledge, "kaboom from the garage, now the spring is in pieces")
     assert result.symptom is not None and result.symptom.key == "banging_noise"
     assert result.safety_flag is True
+
+
+# --- classes of failure fixed after the round 6 measurement (phrasings of our own, not the benchmark's) ---
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("my door will not go down, it stays up all day", "wont_close"),  # the negation belongs to "down"
+        ("unable to shut the door, it is stuck open again", "wont_close"),
+        ("we can't get it lowered, it stays open", "wont_close"),
+        ("the door just sits there closed whatever I press", "wont_open"),  # staying shut is not opening
+        ("it refused to go up after the storm and remains shut", "wont_open"),
+        ("door wont open more than a third of the way", "opens_partially"),  # no direction skipped: still partial
+    ],
+)
+def test_direction_words_decide_opening_or_closing(knowledge: Knowledge, text: str, key: str) -> None:
+    result = diagnose_text(knowledge, text)
+    assert result.symptom is not None and result.symptom.key == key, knowledge.matcher.normalise(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("it shudders when it's halfway down", "moves_unevenly"),  # halfway says when, not where it stops
+        ("the panel leans to one side once it's halfway open", "moves_unevenly"),
+        ("squeals as it gets halfway up", "unusual_noise"),
+        ("it stops when it's halfway up every time", "opens_partially"),  # a stop at a position still is one
+        ("it rises in fits and starts, really juddering", "moves_unevenly"),  # stop-start is jerky travel
+    ],
+)
+def test_a_position_during_travel_is_not_a_stop(knowledge: Knowledge, text: str, key: str) -> None:
+    result = diagnose_text(knowledge, text)
+    assert result.symptom is not None and result.symptom.key == key, knowledge.matcher.normalise(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("a scratchy dragging sound whenever it moves", "loud_grinding"),  # dragging and scratching grind
+        ("loud scraping as it closes", "loud_grinding"),  # loud + a grinding word is grinding, not a noise
+        ("one huge clang from the garage around midnight", "banging_noise"),  # a single clang: a bang
+        ("something under tension gave way with a twang", "banging_noise"),
+        ("it goes bang bang bang all the way up", "unusual_noise"),  # a repeated knock during travel
+        ("knocking noises from the rollers as it travels", "unusual_noise"),
+    ],
+)
+def test_sound_words_name_the_right_noise(knowledge: Knowledge, text: str, key: str) -> None:
+    result = diagnose_text(knowledge, text)
+    assert result.symptom is not None and result.symptom.key == key, knowledge.matcher.normalise(text)
+
+
+def test_a_single_clang_keeps_the_safety_flag(knowledge: Knowledge) -> None:
+    result = diagnose_text(knowledge, "heard a clang from the garage and the spring is in two pieces")
+    assert result.symptom is not None and result.symptom.key == "banging_noise"
+    assert result.safety_flag is True
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the sliding door to the patio sticks in its track",  # another door's track is its own
+        "our french doors squeak on their hinges",
+        "the tv remote needs new batteries, it does nothing",
+        "my car key fob has stopped working",
+        "the shed door won't shut",
+        "someone backed into the bins and dented them",
+    ],
+)
+def test_another_thing_as_the_subject_is_not_a_door_symptom(knowledge: Knowledge, text: str) -> None:
+    assert knowledge.matcher.match(text) is None, knowledge.matcher.normalise(text)
+    assert knowledge.semantic_matcher.match(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("it opens a couple of feet then stops, not enough to get the car out", "opens_partially"),  # car: object
+        ("my truck's remote stopped working", "remote_not_working"),  # the truck only qualifies the remote
+        ("the button in the car does nothing any more", "remote_not_working"),
+        ("the dog went mad at a loud pop, and a spring looks broken", "banging_noise"),  # door part named
+    ],
+)
+def test_the_door_stays_the_subject_when_another_thing_is_only_mentioned(
+    knowledge: Knowledge, text: str, key: str
+) -> None:
+    result = diagnose_text(knowledge, text)
+    assert result.symptom is not None and result.symptom.key == key, knowledge.matcher.normalise(text)
+
+
+def test_a_car_reversing_into_the_door_is_not_the_door_reversing(knowledge: Knowledge) -> None:
+    assert knowledge.matcher.normalise("my son reversed into it") == ["son", "collided"]
+    assert knowledge.matcher.match("will my policy pay if a van backs into the door") is None
+
+
+@pytest.mark.parametrize("word", ["learn", "learned", "changed", "lunch"])
+def test_new_word_forms_do_not_become_typo_targets_for_everyday_words(knowledge: Knowledge, word: str) -> None:
+    assert knowledge.matcher.normalise(word) == [word]  # "learn" is not "lean", "changed" not "clanged"

@@ -196,3 +196,20 @@ async def test_an_enquiry_naming_a_symptom_phrase_still_gets_its_diagnosis(knowl
     arguments = {"description": "how much to fix a door that won't close", "useLlmFallback": True}
     result = dump(await invoke(REGISTRY, "diagnose", arguments, context))
     assert result["symptom"]["key"] == "wont_close"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how do I clean rust marks off the driveway",  # asks how to do something, reports nothing
+        "can I turn my garage into a gym",
+        "should I insulate the garage before winter",
+        "is my garage covered by home insurance",
+        "thinking about converting the garage into a bedroom",
+    ],
+)
+async def test_a_question_about_a_topic_gets_no_guess(knowledge: Knowledge, text: str) -> None:
+    """Enquiry shapes ("how do I", "can I", "should I") and topics (insurance, conversions), added after the
+    round 6 measurement: the offline fallback shares words with examples without a symptom described."""
+    assert knowledge.semantic_matcher.match(text) is None, knowledge.semantic_matcher.rank(text)[:2]
+    assert (await diagnose(knowledge, text, True)).get("symptom") is None

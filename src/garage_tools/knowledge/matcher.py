@@ -9,10 +9,15 @@ a swapped pair of letters for four-letter words), never changing the first lette
 rarely mistype it, and a first letter changed turns everyday words into symptom words
 ("house" into "mouse", "right" into "light", "mower" into "lower"), and never the tree's
 `knownWords` ("steel" is not "seal"). A phrase matches when its words appear
-in order with at most `MAX_GAP` other words between them; the longest match wins, and a
-symptom's `priority` breaks ties. A description about something else in the garage (the
-tree's `otherSubjects`, with none of its `doorWords`) matches nothing. Everything is
-precomputed, so a match costs microseconds.
+in order with at most `MAX_GAP` other words between them, none of them a direction (in "won't
+come down, stays open" the negation belongs to "down": no "won't open" there); the longest match
+wins, a symptom's `priority` breaks ties, and then the tightest match.
+
+A description whose subject is something else (the tree's `otherSubjects`: a freezer, the patio
+door, the TV remote) matches nothing: the garage door itself is not named, no part of it is named
+(another door's track or hinges are its own), and the other thing comes before the symptom's words
+(a sentence's subject precedes its verb, so "it lifts three feet, not enough for the car" is still
+about the door). Everything is precomputed, so a match costs microseconds.
 """
 
 from __future__ import annotations
@@ -53,10 +58,16 @@ class Reading:
     """A description as the matchers see it: canonical words, and what it is about."""
 
     tokens: list[str]
-    #: It names something other than a garage door (`otherSubjects`) and nothing of the door.
-    elsewhere: bool
-    #: It asks about buying, price or looks (`enquiryWords`).
+    #: Where (in `tokens`) another thing is named as the subject (`otherSubjects`): the garage door itself
+    #: is not named, nor any part of it (unless the thing is another door); None when it may be the door.
+    subject_at: int | None
+    #: It asks about a topic (buying, price, looks, insurance, "how do I ...": `enquiryWords`).
     enquiry: bool
+
+    @property
+    def elsewhere(self) -> bool:
+        """Whether another thing is the subject (the offline fallback, which has no match position, asks)."""
+        return self.subject_at is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +129,9 @@ class SymptomMatcher:
         self._door_words = self._markers(tree.door_words)
         self._other_subjects = self._markers(tree.other_subjects)
         self._enquiry_words = self._markers(tree.enquiry_words)
+        # Other doors (the patio door, a car door) have tracks, hinges and seals of their own.
+        door_names = {word for word in tree.door_words if word in self._filler}
+        self._other_doors = self._markers([e for e in tree.other_subjects if door_names.intersection(words(e))])
         # First word -> the lengths of the multi-word forms it starts, longest first (most words start none).
         self._multi_sizes: dict[str, tuple[int, ...]] = {}
         for key in self._multi:
@@ -197,7 +211,7 @@ class SymptomMatcher:
         if correct:
             tokens = [self._correct(t) for t in tokens]
         out: list[str] = []
-        door = False  # "door" itself is a filler word: seen here, before it is dropped
+        named = False  # "garage" or "door" itself: filler words, seen here before they are dropped
         i, count = 0, len(tokens)
         while i < count:
             for size in self._multi_sizes.get(tokens[i], ()):
@@ -213,18 +227,30 @@ class SymptomMatcher:
                 token = tokens[i]
                 i += 1
                 if token in self._filler:
-                    door = door or token in self._door_words
+                    named = named or token in self._door_words
                     continue
                 token = self._single.get(token, token)
                 if token in self._other_subjects and _compared(tokens, i - 1):
                     continue  # "sounded like a car backfiring": the car is a comparison, not the subject
+                if token == POSITION_WORD and out and out[-1] == WHILE_WORD:
+                    continue  # "tilts when it's halfway up": halfway says when, not where the door stops
                 out.append(token)
-        door = door or not self._door_words.isdisjoint(out)
         return Reading(
             tokens=out,
-            elsewhere=not door and not self._other_subjects.isdisjoint(out),
+            subject_at=None if named else self._subject_at(out),
             enquiry=not self._enquiry_words.isdisjoint(out),
         )
+
+    def _subject_at(self, tokens: list[str]) -> int | None:
+        """Where another thing is named as the subject, else None (see `Reading.subject_at`). A thing right
+        before a door part only qualifies it ("my car's remote", "the truck button"): the part is the subject."""
+        count = len(tokens)
+        for at, token in enumerate(tokens):
+            if token in self._other_subjects and not (at + 1 < count and tokens[at + 1] in self._door_words):
+                if token in self._other_doors or self._door_words.isdisjoint(tokens):
+                    return at
+                return None
+        return None
 
     def normalise(self, text: str) -> list[str]:
         """The canonical word sequence for `text` (exposed for tests and debugging)."""
@@ -248,16 +274,20 @@ class SymptomMatcher:
 
     def _match(self, text: str) -> Match | None:
         reading = self.read(text)
-        if reading.elsewhere:
-            return None  # "the freezer in the garage hums": no door symptom, whatever the words
         tokens = reading.tokens
-        best: tuple[tuple[int, int], Pattern] | None = None
+        # Ranked by (words matched, priority, minus words skipped): longest, then priority, then tightest.
+        best: tuple[tuple[int, int, int], Pattern, int] | None = None
         for start, token in enumerate(tokens):
-            for rank, pattern, rest in self._by_first.get(token, ()):
-                if (best is None or rank > best[0]) and (not rest or _matches_at(tokens, start, rest)):
-                    best = (rank, pattern)
+            for (size, priority), pattern, rest in self._by_first.get(token, ()):
+                if best is not None and (size, priority) < best[0][:2]:
+                    break  # best-ranked first: no later phrase can win
+                skipped = _skipped_at(tokens, start, rest)
+                if skipped is not None and (best is None or (size, priority, -skipped) > best[0]):
+                    best = ((size, priority, -skipped), pattern, start)
         if best is None:
             return None
+        if reading.subject_at is not None and reading.subject_at <= best[2]:
+            return None  # "the freezer in the garage hums": another thing is the subject, whatever the words
         return Match(best[1].symptom, best[1].phrase, len(best[1].tokens))
 
     def suggestions(self) -> list[str]:
@@ -267,6 +297,13 @@ class SymptomMatcher:
             seen.setdefault(pattern.symptom.key, pattern.phrase)
         return list(seen.values())
 
+
+#: Canonical words (see canonicalWords) for "when it's", "as it gets" ..., and for how far the door goes:
+#: a position right after the first is a moment of travel ("shakes when it's halfway up"), not a stop.
+WHILE_WORD = "during"
+POSITION_WORD = "partial"
+#: The canonical directions of travel: a phrase's words never reach across one.
+DIRECTIONS = frozenset({"open", "close"})
 
 #: Words that introduce a comparison ("sounds like a car backfiring"), and articles that may follow them.
 _COMPARISONS = frozenset({"like"})
@@ -281,12 +318,18 @@ def _compared(tokens: list[str], start: int) -> bool:
     return before >= 0 and tokens[before] in _COMPARISONS
 
 
-def _matches_at(tokens: list[str], start: int, rest: tuple[str, ...]) -> bool:
-    """Whether `rest` follows tokens[start] in order, each within MAX_GAP words of the previous."""
+def _skipped_at(tokens: list[str], start: int, rest: tuple[str, ...]) -> int | None:
+    """How many words are skipped when `rest` follows tokens[start] in order, each within MAX_GAP words of
+    the previous and no direction skipped (None when it does not follow)."""
     position = start
+    skipped = 0
     for word in rest:
         window = tokens[position + 1 : position + MAX_GAP + 2]
         if word not in window:
-            return False
-        position += 1 + window.index(word)
-    return True
+            return None
+        gap = window.index(word)
+        if gap and not DIRECTIONS.isdisjoint(window[:gap]):
+            return None  # "won't [go down, stays] open": the negation belongs to the direction skipped
+        skipped += gap
+        position += 1 + gap
+    return skipped

@@ -116,9 +116,11 @@ class DiagnosticTree(DataModel):
         default_factory=list,
         alias="otherSubjects",
         description=(
-            "Things that are not a garage door (a freezer, a washing machine, the front door). A description "
-            "naming one of them and none of the `doorWords` is about that thing, so it is not diagnosed: "
-            '"the freezer in the garage hums" is no opener humming. Words or multi-word forms.'
+            "Things that are not a garage door (a freezer, the TV remote, the patio door). A description that "
+            "names one of them before its symptom words, and neither the garage door itself nor any other of the "
+            "`doorWords` (for another door, not even those: its track is its own), is about that thing, so it "
+            'is not diagnosed: "the freezer in the garage hums" is no opener humming. Right before a door part, '
+            'one only qualifies it ("my truck\'s remote"). Words or multi-word forms ("tv remote", "car key").'
         ),
     )
     door_words: list[Text] = Field(
@@ -133,9 +135,10 @@ class DiagnosticTree(DataModel):
         default_factory=list,
         alias="enquiryWords",
         description=(
-            'Words of a question about buying, price or looks ("quote", "how much", "paint"). The offline '
-            "fallback makes no guess for such a text: it shares words with examples without describing a "
-            "symptom. Phrases of the tree still match. Words or multi-word forms."
+            "Words of a question about a topic rather than a report of a symptom: buying, price, looks, "
+            'insurance, conversions, and question shapes ("quote", "how much", "paint", "how do I", "can I"). '
+            "The offline fallback makes no guess for such a text: it shares words with examples without "
+            "describing a symptom. Phrases of the tree still match. Words or multi-word forms."
         ),
     )
 
