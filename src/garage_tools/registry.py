@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 InT = TypeVar("InT", bound=BaseModel)
 OutT = TypeVar("OutT", bound=BaseModel)
+Encoded = TypeVar("Encoded")
 
 
 class AuthPolicy(StrEnum):
@@ -243,26 +244,37 @@ def dump(result: BaseModel) -> dict[str, Any]:
     return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-#: JSON of shared, frozen results (a tool that answers many calls with one immutable object), by identity.
-_FROZEN_JSON: dict[int, tuple[BaseModel, bytes]] = {}
-FROZEN_JSON_ENTRIES = 1024
+class FrozenMemo(Generic[Encoded]):
+    """An encoding of tool results, done once for each shared, frozen result.
 
-
-def dump_json(result: BaseModel) -> bytes:
-    """`dump` straight to JSON bytes (pydantic-core's serializer; the REST hot path).
-
-    A frozen result is encoded once: tools such as diagnose answer every call about the same symptom
-    with one shared, immutable object. The cache holds the object itself, so its id cannot be reused
-    while the entry lives.
+    Tools such as diagnose answer every call about the same symptom with one shared, immutable
+    object, so its encoding for a surface can be kept and reused. Entries hold the object itself, so
+    its id cannot be reused while the entry lives; at `entries` the memo starts afresh. Results of
+    other models are encoded on every call.
     """
-    if not type(result).model_config.get("frozen"):
-        encoded: bytes = result.__pydantic_serializer__.to_json(result, by_alias=True, exclude_none=True)
+
+    def __init__(self, encode: Callable[[BaseModel], Encoded], entries: int = 1024) -> None:
+        self.encode = encode
+        self.entries = entries
+        self._memo: dict[int, tuple[BaseModel, Encoded]] = {}
+
+    def __call__(self, result: BaseModel) -> Encoded:
+        if not type(result).model_config.get("frozen"):
+            return self.encode(result)
+        cached = self._memo.get(id(result))
+        if cached is not None and cached[0] is result:
+            return cached[1]
+        encoded = self.encode(result)
+        if len(self._memo) >= self.entries:
+            self._memo.clear()
+        self._memo[id(result)] = (result, encoded)
         return encoded
-    cached = _FROZEN_JSON.get(id(result))
-    if cached is not None and cached[0] is result:
-        return cached[1]
-    encoded = result.__pydantic_serializer__.to_json(result, by_alias=True, exclude_none=True)
-    if len(_FROZEN_JSON) >= FROZEN_JSON_ENTRIES:
-        _FROZEN_JSON.clear()
-    _FROZEN_JSON[id(result)] = (result, encoded)
+
+
+def _to_json(result: BaseModel) -> bytes:
+    encoded: bytes = result.__pydantic_serializer__.to_json(result, by_alias=True, exclude_none=True)
     return encoded
+
+
+#: `dump` straight to JSON bytes (pydantic-core's serializer; the REST hot path), once per frozen result.
+dump_json = FrozenMemo(_to_json)

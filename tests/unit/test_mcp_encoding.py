@@ -47,3 +47,25 @@ def test_a_caption_is_never_part_of_the_json() -> None:
     assert b"caption" not in dump_json(ALBUM) and "caption" not in json.dumps(dump(ALBUM))  # nor on REST
     schema = Album.model_json_schema(by_alias=True, mode="serialization")
     assert set(schema["$defs"]["InlineImage"]["properties"]) == {"data", "mimeType"}  # the published schema
+
+
+class Verdict(OutputModel, frozen=True):
+    """A result a tool shares between calls (as diagnose does per symptom)."""
+
+    label: str
+
+
+def test_a_shared_frozen_result_is_encoded_once_and_each_call_gets_its_own_envelope() -> None:
+    shared = Verdict(label="Loud bang")
+    first, second = tool_result(shared), tool_result(shared)
+    assert first["content"] is second["content"]  # the memo answered the second call
+    assert first is not second  # a surface may add fields (resultType, _meta) to its own
+    first["resultType"] = "complete"
+    assert "resultType" not in tool_result(shared)
+    assert json.loads(first["content"][0]["text"]) == first["structuredContent"] == {"label": "Loud bang"}
+
+
+def test_a_result_that_is_not_frozen_is_encoded_afresh_every_time() -> None:
+    album = ALBUM.model_copy()
+    assert tool_result(album)["content"] is not tool_result(album)["content"]
+    assert dump_json(album) == dump_json(album)

@@ -317,8 +317,8 @@ class McpGate:
                 "stream (GET) and no sessions to end (DELETE).",
                 headers={"Allow": "POST"},
             )
-        scope = trimmed_scope(scope)
         headers = RequestHeaders.read(scope)
+        scope = trimmed_scope(scope, headers)
         if not access.origins.mcp_host_allowed(headers.host):
             raise HostNotAllowed(
                 f"This server does not answer to the host {headers.host!r}. Operators: add it to "

@@ -29,12 +29,16 @@ class RequestHeaders:
     x_forwarded_for: list[str] = field(default_factory=list)
     mcp: dict[str, list[str]] = field(default_factory=dict)  # mcp-protocol-version, mcp-method, mcp-name, ...
     mcp_param: bool = False  # any `Mcp-Param-*` header
+    untrimmed: bool = False  # some value arrived with white space around it (see `trimmed_scope`)
 
     @classmethod
     def read(cls, scope: Scope) -> RequestHeaders:
         headers = cls()
         for raw_name, raw_value in scope["headers"]:
-            value = raw_value.strip(_OWS).decode("latin-1")
+            trimmed = raw_value.strip(_OWS)
+            if len(trimmed) != len(raw_value):
+                headers.untrimmed = True
+            value = trimmed.decode("latin-1")
             if raw_name == b"authorization":
                 headers.authorization.append(value)
             elif raw_name == b"content-type":
@@ -65,14 +69,14 @@ class RequestHeaders:
         return values[0] if values and len(values) == 1 else None
 
 
-def trimmed_scope(scope: Scope) -> Scope:
+def trimmed_scope(scope: Scope, headers: RequestHeaders) -> Scope:
     """`scope` with header values trimmed, for apps downstream that compare them verbatim.
 
     uvicorn's httptools parser keeps trailing spaces, and the MCP SDK compares `Mcp-Name`,
     `Mcp-Method` and `MCP-Protocol-Version` with the body verbatim, so `Mcp-Name: diagnose `
     would be refused. The conformance suite's http-header-validation scenario checks this.
+    `headers`, read from the same scope, says whether there is anything to trim.
     """
-    headers = scope["headers"]
-    if not any(value[:1] in (b" ", b"\t") or value[-1:] in (b" ", b"\t") for _, value in headers):
+    if not headers.untrimmed:
         return scope
-    return {**scope, "headers": [(key, value.strip(_OWS)) for key, value in headers]}
+    return {**scope, "headers": [(key, value.strip(_OWS)) for key, value in scope["headers"]]}

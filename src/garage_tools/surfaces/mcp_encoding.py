@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from garage_tools.errors import ServiceError
 from garage_tools.models import inline_images
-from garage_tools.registry import dump
+from garage_tools.registry import FrozenMemo, dump
 
 #: JSON-RPC code for a refusal that is not about the message itself (implementation-defined range).
 SERVER_REFUSED = -32000
@@ -20,7 +20,14 @@ def tool_result(result: BaseModel) -> dict[str, Any]:
 
     An image's bytes travel once, in its image block; the JSON keeps its media type and the rest. An
     image with a caption follows a text block holding it, so each picture comes right after its words.
+    The parts are built once per shared, frozen result (`FrozenMemo`) and never changed after: each
+    call gets a dict of its own around them, for a surface to add its fields to.
     """
+    content, data = _result_parts(result)
+    return {"content": content, "structuredContent": data, "isError": False}
+
+
+def _parts(result: BaseModel) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     data = dump(result)
     images = [image for image in inline_images(result) if image.data]
     if images:
@@ -30,7 +37,10 @@ def tool_result(result: BaseModel) -> dict[str, Any]:
         if image.caption:
             content.append({"type": "text", "text": image.caption})
         content.append({"type": "image", "data": image.data, "mimeType": image.mime_type})
-    return {"content": content, "structuredContent": data, "isError": False}
+    return content, data
+
+
+_result_parts = FrozenMemo(_parts)
 
 
 def _without_image_bytes(value: Any, blobs: set[str | None]) -> Any:

@@ -18,6 +18,7 @@ against it on every revision.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import mcp_types as types
@@ -77,6 +78,7 @@ def plain_message(request: Admitted) -> PlainMessage | None:
     return _handshake_revision_message(request, request_id, method, params)
 
 
+@lru_cache(maxsize=256)  # clients send a handful of distinct values; the cache is bounded for the rest
 def _sdk_json_body(content_type: str | None) -> bool:
     """The SDK's own test of a request's media type: exactly `application/json` before any parameter.
 
@@ -87,6 +89,7 @@ def _sdk_json_body(content_type: str | None) -> bool:
     return any(part.strip() == "application/json" for part in content_type.split(";", 1)[0].split(","))
 
 
+@lru_cache(maxsize=256)
 def _sdk_accepts_json(accept: str) -> bool:
     """The SDK's own reading of `Accept` for JSON responses: `application/json`, `application/*` or `*/*`."""
     for media_type in accept.split(","):
