@@ -245,8 +245,19 @@ def mail() -> None:
 
 @mail.command("worker")
 @click.option("--once", is_flag=True, help="Deliver what is due now, then exit.")
-def mail_worker(once: bool) -> None:
-    """Deliver outgoing mail until stopped. SIGTERM or Ctrl-C finish the message in hand, then exit."""
+@click.option(
+    "--metrics-port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    help="Serve this worker's own Prometheus metrics (its deliveries) on this port, on --metrics-host.",
+)
+@click.option("--metrics-host", default="127.0.0.1", show_default=True, help="Address for --metrics-port.")
+def mail_worker(once: bool, metrics_port: int | None, metrics_host: str) -> None:
+    """Deliver outgoing mail until stopped. SIGTERM or Ctrl-C finish the message in hand, then exit.
+
+    A worker of its own counts its deliveries in its own process, where no `/metrics` of the service
+    can see them: `--metrics-port` serves them for Prometheus to scrape.
+    """
 
     async def work(services: Services) -> None:
         worker = MailWorker.from_settings(services.settings, services.database)
@@ -260,6 +271,11 @@ def mail_worker(once: bool) -> None:
                 f"sent {done.sent}, retrying {done.retrying}, dead {done.dead} via {worker.transport.describe()}"
             )
             return
+        if metrics_port is not None:
+            from garage_tools.observability.metrics import serve_worker_metrics
+
+            serve_worker_metrics(metrics_host, metrics_port)
+            click.echo(f"metrics on http://{metrics_host}:{metrics_port}/metrics", err=True)
         click.echo(f"delivering mail via {worker.transport.describe()}; stop with Ctrl-C", err=True)
         await worker.run_forever(stop)
         click.echo("mail worker stopped", err=True)

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
 
 from garage_tools.mail import Mail, Outbox
@@ -135,3 +136,38 @@ async def test_worker_stops_on_sigterm_after_delivering(deployment: Deployment) 
             process.kill()
             await process.wait()
     assert process.returncode == 0 and "mail worker stopped" in err.decode()
+
+
+async def test_a_worker_of_its_own_serves_its_deliveries_for_prometheus(deployment: Deployment) -> None:
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "garage_tools",
+        "mail",
+        "worker",
+        "--metrics-port",
+        str(port),
+        cwd=deployment.workdir,
+        env={**deployment.env, "GARAGE_TOOLS_MAIL_POLL_SECONDS": "0.1"},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    sent = 'garage_tools_mail_deliveries_total{outcome="sent"} 2.0'
+    try:
+        for address in ("one@example.com", "two@example.com"):
+            await deployment.submit(address, "Your report", "https://doors.example.com/reports/x")
+        async with httpx.AsyncClient() as client:
+            for _ in range(300):  # start-up plus a poll or two; bounded
+                try:
+                    scraped = (await client.get(f"http://127.0.0.1:{port}/metrics")).text
+                except httpx.TransportError:
+                    scraped = ""
+                if sent in scraped:
+                    break
+                await asyncio.sleep(0.1)
+            else:
+                pytest.fail(f"the worker's metrics never showed two deliveries:\n{scraped}")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(process.communicate(), timeout=20)

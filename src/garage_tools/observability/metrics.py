@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
 from prometheus_client.multiprocess import mark_process_dead
 
 from garage_tools import __version__
@@ -145,3 +145,12 @@ def worker_metrics() -> Iterator[None]:
         directory = multiprocess_dir()
         if directory is not None:
             mark_process_dead(os.getpid(), directory)  # type: ignore[no-untyped-call]  # untyped upstream
+
+
+def serve_worker_metrics(host: str, port: int) -> None:
+    """Serve this process's metrics over HTTP from a daemon thread: for a mail worker run on its own.
+
+    The worker is no web server, and its counters live only in its memory (it has no multiprocess
+    directory in common with `serve`), so it answers scrapes itself.
+    """
+    start_http_server(port, addr=host)
