@@ -45,6 +45,21 @@ class Deployment:
         assert process.returncode is not None
         return process.returncode, out.decode(), err.decode()
 
+    async def start_worker(self, *options: str) -> asyncio.subprocess.Process:
+        """`garage-tools mail worker` running on its own, polling often."""
+        return await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "garage_tools",
+            "mail",
+            "worker",
+            *options,
+            cwd=self.workdir,
+            env={**self.env, "GARAGE_TOOLS_MAIL_POLL_SECONDS": "0.1"},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+
     async def submit(self, to: str, subject: str, text: str) -> str:
         return await Outbox(self.database).submit(Mail(to=to, subject=subject, text=text, kind="magic_link"))
 
@@ -109,17 +124,7 @@ async def test_status_lists_dead_messages_and_never_shows_a_password(deployment:
 
 
 async def test_worker_stops_on_sigterm_after_delivering(deployment: Deployment) -> None:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "garage_tools",
-        "mail",
-        "worker",
-        cwd=deployment.workdir,
-        env={**deployment.env, "GARAGE_TOOLS_MAIL_POLL_SECONDS": "0.1"},
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await deployment.start_worker()
     try:
         message_id = await deployment.submit("dev@example.com", "Sign in", "https://doors.example.com/login/y")
         outbox = deployment.workdir / "var" / "mail"
@@ -140,19 +145,7 @@ async def test_worker_stops_on_sigterm_after_delivering(deployment: Deployment) 
 
 async def test_a_worker_of_its_own_serves_its_deliveries_for_prometheus(deployment: Deployment) -> None:
     port = free_port()
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "garage_tools",
-        "mail",
-        "worker",
-        "--metrics-port",
-        str(port),
-        cwd=deployment.workdir,
-        env={**deployment.env, "GARAGE_TOOLS_MAIL_POLL_SECONDS": "0.1"},
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await deployment.start_worker("--metrics-port", str(port))
     sent = 'garage_tools_mail_deliveries_total{outcome="sent"} 2.0'
     try:
         for address in ("one@example.com", "two@example.com"):
