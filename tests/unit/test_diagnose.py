@@ -24,6 +24,12 @@ CHIPS = {
 }
 
 
+def assert_diagnosed(knowledge: Knowledge, text: str, key: str) -> None:
+    """`text` is diagnosed as symptom `key`; a failure shows the words the matcher read."""
+    result = diagnose_text(knowledge, text)
+    assert result.symptom is not None and result.symptom.key == key, knowledge.matcher.normalise(text)
+
+
 @pytest.mark.parametrize(("phrase", "key"), CHIPS.items())
 def test_every_chip_phrase_matches_its_symptom(knowledge: Knowledge, phrase: str, key: str) -> None:
     result = diagnose_text(knowledge, phrase)
@@ -237,8 +243,7 @@ def test_a_door_named_beside_another_thing_is_still_diagnosed(knowledge: Knowled
     ],
 )
 def test_homeowner_words_for_the_trees_words(knowledge: Knowledge, text: str, key: str) -> None:
-    result = diagnose_text(knowledge, text)
-    assert result.symptom is not None and result.symptom.key == key, knowledge.matcher.normalise(text)
+    assert_diagnosed(knowledge, text, key)
 
 
 @pytest.mark.parametrize(
@@ -253,8 +258,7 @@ def test_homeowner_words_for_the_trees_words(knowledge: Knowledge, text: str, ke
     ],
 )
 def test_sentence_shapes(knowledge: Knowledge, text: str, key: str) -> None:
-    result = diagnose_text(knowledge, text)
-    assert result.symptom is not None and result.symptom.key == key, knowledge.matcher.normalise(text)
+    assert_diagnosed(knowledge, text, key)
 
 
 def test_a_spring_described_by_its_sound_keeps_the_safety_flag(knowledge: Knowledge) -> None:
@@ -278,8 +282,7 @@ def test_a_spring_described_by_its_sound_keeps_the_safety_flag(knowledge: Knowle
     ],
 )
 def test_direction_words_decide_opening_or_closing(knowledge: Knowledge, text: str, key: str) -> None:
-    result = diagnose_text(knowledge, text)
-    assert result.symptom is not None and result.symptom.key == key, knowledge.matcher.normalise(text)
+    assert_diagnosed(knowledge, text, key)
 
 
 @pytest.mark.parametrize(
@@ -293,8 +296,7 @@ def test_direction_words_decide_opening_or_closing(knowledge: Knowledge, text: s
     ],
 )
 def test_a_position_during_travel_is_not_a_stop(knowledge: Knowledge, text: str, key: str) -> None:
-    result = diagnose_text(knowledge, text)
-    assert result.symptom is not None and result.symptom.key == key, knowledge.matcher.normalise(text)
+    assert_diagnosed(knowledge, text, key)
 
 
 @pytest.mark.parametrize(
@@ -309,8 +311,7 @@ def test_a_position_during_travel_is_not_a_stop(knowledge: Knowledge, text: str,
     ],
 )
 def test_sound_words_name_the_right_noise(knowledge: Knowledge, text: str, key: str) -> None:
-    result = diagnose_text(knowledge, text)
-    assert result.symptom is not None and result.symptom.key == key, knowledge.matcher.normalise(text)
+    assert_diagnosed(knowledge, text, key)
 
 
 def test_a_single_clang_keeps_the_safety_flag(knowledge: Knowledge) -> None:
@@ -347,8 +348,7 @@ def test_another_thing_as_the_subject_is_not_a_door_symptom(knowledge: Knowledge
 def test_the_door_stays_the_subject_when_another_thing_is_only_mentioned(
     knowledge: Knowledge, text: str, key: str
 ) -> None:
-    result = diagnose_text(knowledge, text)
-    assert result.symptom is not None and result.symptom.key == key, knowledge.matcher.normalise(text)
+    assert_diagnosed(knowledge, text, key)
 
 
 def test_a_car_reversing_into_the_door_is_not_the_door_reversing(knowledge: Knowledge) -> None:
