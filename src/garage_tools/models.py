@@ -31,6 +31,17 @@ Number = Annotated[float, Strict()]
 WholeNumber = Annotated[int, Strict(), BeforeValidator(_whole_float_as_int)]
 Flag = Annotated[bool, Strict()]
 
+#: Patterns for text a person types. `TEXT_PATTERN` takes any character but the control characters,
+#: tab and line breaks aside; `LINE_PATTERN` takes no control character at all. Text a tool stores or
+#: mails must follow one: PostgreSQL cannot hold U+0000, and the other controls only garble pages and
+#: mail. `PATTERN_MEANINGS` says in words what a value that fails one of them did wrong.
+TEXT_PATTERN = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$"
+LINE_PATTERN = r"^[^\x00-\x1f\x7f]*$"
+PATTERN_MEANINGS = {
+    TEXT_PATTERN: "must not contain control characters (tab and line breaks are fine)",
+    LINE_PATTERN: "must be one line of text with no control characters",
+}
+
 
 class InputModel(BaseModel):
     """A tool's arguments."""

@@ -29,6 +29,7 @@ from garage_tools.errors import (
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.photos import PhotoLibrary, packaged_photo_library
 from garage_tools.mail.outbox import Outbox
+from garage_tools.models import PATTERN_MEANINGS
 from garage_tools.partners.service import Partners
 from garage_tools.providers.base import Models
 from garage_tools.store.database import Database
@@ -193,6 +194,8 @@ def _describe(error: Mapping[str, Any]) -> FieldProblem:
         message = "is required"
     elif kind == "extra_forbidden":
         message = "is not a field of this tool"
+    elif kind == "string_pattern_mismatch" and error["ctx"]["pattern"] in PATTERN_MEANINGS:
+        message = PATTERN_MEANINGS[error["ctx"]["pattern"]]
     else:
         message = str(error["msg"])
         # Our own validators raise ValueError; pydantic prefixes their text.

@@ -128,6 +128,36 @@ def test_validation_errors_name_the_problem(deployment: Deployment) -> None:
     assert too_long.status_code == 400 and too_long.json()["error"]["code"] == "invalid_header"
 
 
+async def test_control_characters_are_refused_by_field_and_line_breaks_are_kept(
+    deployment: Deployment, store: Database
+) -> None:
+    # A NUL in the notes once reached the outbox, which PostgreSQL refused: a 500 after validation.
+    garbled = submission(
+        "garbled@example.com",
+        notes="Rust on the track\x00",
+        door={"size": "16x7\n", "motorBrand": "Lift\x1bMaster"},
+        items={"springs": {"status": "watch", "note": "\x07squeaks"}},
+    )
+    refused = post(deployment, garbled)
+    assert refused.status_code == 400
+    details = {d["field"]: d["message"] for d in refused.json()["error"]["details"]}
+    assert details == {
+        "notes": "must not contain control characters (tab and line breaks are fine)",
+        "items.springs.note": "must not contain control characters (tab and line breaks are fine)",
+        "door.size": "must be one line of text with no control characters",
+        "door.motorBrand": "must be one line of text with no control characters",
+    }
+    assert await outbox_rows(store, "garbled@example.com") == []
+
+    notes = "Left side:\r\n\tthe cable is frayed.\nRight side: fine."
+    item = {"status": "watch", "note": "Squeaks\tat the top,\nquiet below."}
+    # No e-mail: this module's server shares one outbox, whose deliveries another test counts.
+    lines = submission("multi.line@example.com", notes=notes, emailReport=False, items={"springs": item})
+    accepted = post(deployment, lines)
+    assert accepted.status_code == 200, accepted.text
+    assert accepted.json()["flaggedItems"][0]["note"] == item["note"]
+
+
 def test_the_report_page_is_readable_private_and_not_indexed(deployment: Deployment) -> None:
     answer = post(deployment, submission("sam.okafor@example.com", door={"size": "16x7"}, emailReport=False))
     assert answer.status_code == 200, answer.text

@@ -18,7 +18,7 @@ from pydantic import ConfigDict, Field, field_validator
 from garage_tools.knowledge.checklist import ItemStatus
 from garage_tools.knowledge.loader import packaged_checklist
 from garage_tools.knowledge.schemas import DiyRisk, Urgency
-from garage_tools.models import Flag, InputModel, OutputModel
+from garage_tools.models import LINE_PATTERN, TEXT_PATTERN, Flag, InputModel, OutputModel
 from garage_tools.tools.common import DIY_RISK_DESCRIPTION
 from garage_tools.tools.cost import ZIP_PATTERN
 
@@ -30,7 +30,6 @@ _ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
 _LABEL = "[A-Za-z0-9](?:-?[A-Za-z0-9]){0,31}"
 EMAIL_PATTERN = f"^(?=[^@]{{1,64}}@){_ATEXT}+(?:\\.{_ATEXT}+)*@{_LABEL}(?:\\.{_LABEL})+$"
 _EMAIL = re.compile(EMAIL_PATTERN)
-NO_CONTROL_CHARACTERS = r"^[^\x00-\x1f\x7f]*$"
 MAX_ITEM_NOTE = 500
 MAX_NOTES = 2000
 
@@ -53,7 +52,7 @@ class Recipient(InputModel):
         default=None,
         min_length=1,
         max_length=100,
-        pattern=NO_CONTROL_CHARACTERS,
+        pattern=LINE_PATTERN,
         description="The homeowner's name. Only the first word (the first name) appears on the report.",
         examples=["Alex Rivera"],
     )
@@ -77,14 +76,22 @@ class Consent(InputModel):
 
 
 class Door(InputModel):
-    size: str | None = Field(default=None, max_length=20, description="Door size, e.g. `16x7`.", examples=["16x7"])
-    year_installed: str | None = Field(default=None, max_length=20, description="When the door was installed.")
-    motor_brand: str | None = Field(default=None, max_length=60, description="Opener brand, e.g. LiftMaster.")
+    size: str | None = Field(
+        default=None, max_length=20, pattern=LINE_PATTERN, description="Door size, e.g. `16x7`.", examples=["16x7"]
+    )
+    year_installed: str | None = Field(
+        default=None, max_length=20, pattern=LINE_PATTERN, description="When the door was installed."
+    )
+    motor_brand: str | None = Field(
+        default=None, max_length=60, pattern=LINE_PATTERN, description="Opener brand, e.g. LiftMaster."
+    )
 
 
 class ItemReport(InputModel):
     status: ItemStatus = Field(description="`ok`, `watch` (worn or borderline) or `fix` (needs repair).")
-    note: str | None = Field(default=None, max_length=MAX_ITEM_NOTE, description="What the homeowner saw.")
+    note: str | None = Field(
+        default=None, max_length=MAX_ITEM_NOTE, pattern=TEXT_PATTERN, description="What the homeowner saw."
+    )
 
 
 def _item_ids_schema(schema: dict[str, Any]) -> None:
@@ -112,7 +119,9 @@ class SubmitInspectionInput(InputModel):
         json_schema_extra=_item_ids_schema,
         examples=[{"springs": {"status": "ok"}, "cables": {"status": "watch", "note": "Some rust on the left"}}],
     )
-    notes: str | None = Field(default=None, max_length=MAX_NOTES, description="Anything else, in free text.")
+    notes: str | None = Field(
+        default=None, max_length=MAX_NOTES, pattern=TEXT_PATTERN, description="Anything else, in free text."
+    )
     email_report: Flag = Field(default=False, description="Queue the report e-mail to `recipient.email`.")
 
     @field_validator("items", mode="before")
