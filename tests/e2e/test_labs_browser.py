@@ -25,10 +25,10 @@ from typing import Any
 import httpx
 import pytest
 from markupsafe import escape
-from PIL import Image
+from PIL import Image, ImageChops
 from playwright.sync_api import expect
 
-from garage_tools.knowledge.labs import LAB_SLUGS, PREVIEW_HEIGHT, PREVIEW_WIDTH, Lab
+from garage_tools.knowledge.labs import LAB_SLUGS, PREVIEW_DIR, PREVIEW_HEIGHT, PREVIEW_WIDTH, Lab
 from garage_tools.knowledge.loader import load_knowledge
 from tests.conftest import LiveServer
 from tests.e2e.test_docs_pages import BROWSER_ACCEPT, parse
@@ -38,6 +38,9 @@ PHONE = {"width": 360, "height": 740}
 LOCALE = "en-US"
 FRAME_PAGE_WIDTH = {"width": 1024, "height": 768}
 MAX_PREVIEW_BYTES = 100_000
+#: A fresh shot may differ from the committed preview in a few pixels (a caret, anti-aliasing); a changed
+#: layout, text or colour moves far more than this share.
+MAX_PREVIEW_DRIFT = 0.005
 #: The contractor's pages name an empty icon, so the browser's /favicon.ico request cannot 404 into the log.
 NO_FAVICON = "<link rel='icon' href='data:,'>"
 LABS: dict[str, Lab] = {lab.slug: lab for lab in load_knowledge().labs}
@@ -430,21 +433,35 @@ def test_a_page_that_is_not_a_lab_refuses_to_be_framed(
     page.close()
 
 
-def test_render_previews_draws_a_real_screenshot(live_server: LiveServer, tmp_path: Path) -> None:
+def test_render_previews_draws_every_lab_as_its_committed_preview(live_server: LiveServer, tmp_path: Path) -> None:
+    """Real screenshots, and the committed ones still show the pages: a lab changed without a re-render fails."""
     result = subprocess.run(
-        [sys.executable, "-m", "garage_tools", "labs", "render-previews", "--only", "animated",
-         "--base-url", live_server.url, "--out", str(tmp_path)],
-        capture_output=True, text=True, timeout=180, check=False,
+        [sys.executable, "-m", "garage_tools", "labs", "render-previews", "--base-url", live_server.url,
+         "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    written = tmp_path / "animated.png"
-    assert f"wrote {written}" in result.stdout
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["animated.png"]
-    with Image.open(written) as image:
-        assert image.size == (PREVIEW_WIDTH, PREVIEW_HEIGHT)
-        colours = image.convert("RGB").getcolors(maxcolors=100_000)
-        assert colours is not None and len(colours) > 20, "a screenshot, not a blank canvas"
-    assert written.stat().st_size < MAX_PREVIEW_BYTES
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(f"{slug}.png" for slug in LAB_SLUGS)
+    for slug in LAB_SLUGS:
+        written = tmp_path / f"{slug}.png"
+        assert f"wrote {written}" in result.stdout
+        assert written.stat().st_size < MAX_PREVIEW_BYTES
+        with Image.open(written) as fresh, Image.open(PREVIEW_DIR / f"{slug}.png") as committed:
+            assert fresh.size == committed.size == (PREVIEW_WIDTH, PREVIEW_HEIGHT)
+            colours = fresh.convert("RGB").getcolors(maxcolors=100_000)
+            assert colours is not None and len(colours) > 20, "a screenshot, not a blank canvas"
+            changed = changed_share(fresh, committed)
+        assert changed < MAX_PREVIEW_DRIFT, (
+            f"{slug}: {changed:.1%} of the committed preview differs from the page as it is now; "
+            "run `garage-tools labs render-previews` and commit the images"
+        )
+
+
+def changed_share(a: Image.Image, b: Image.Image) -> float:
+    """The share of pixels that visibly differ (by more than 40 of 255 in grey) between two images."""
+    difference = ImageChops.difference(a.convert("RGB"), b.convert("RGB")).convert("L")
+    visible = difference.point(lambda level: 255 if level > 40 else 0).histogram()[255]
+    return visible / (a.width * a.height)
 
 
 def test_render_previews_refuses_an_unknown_slug(live_server: LiveServer, tmp_path: Path) -> None:
