@@ -6,7 +6,6 @@ managers can be started only once per instance. uvicorn calls it with `--factory
 
 from __future__ import annotations
 
-import gc
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -24,6 +23,7 @@ from garage_tools.access.client_ip import ClientAddressResolver
 from garage_tools.access.gate import Access, Limits, McpGate, RestGate
 from garage_tools.access.origins import OriginPolicy
 from garage_tools.errors import MethodNotAllowed, NotFound, ServiceError
+from garage_tools.lifetime import keep_for_life
 from garage_tools.mail import mail_worker_running
 from garage_tools.observability.metrics import RequestMetrics, worker_metrics
 from garage_tools.observability.middleware import ObservedToolCalls, RequestIds
@@ -136,10 +136,7 @@ def create_app(
                 for manager in mcp.session_managers():
                     await stack.enter_async_context(manager.run())
                 await stack.enter_async_context(mail_worker_running(services.settings, services.database))
-                # Everything loaded so far (knowledge, indexes, schemas) lives as long as the process: keep
-                # it out of the garbage collector's scans, whose full passes otherwise set the p99 latency.
-                gc.collect()
-                gc.freeze()
+                keep_for_life(collect_first=True)  # the knowledge, indexes and schemas loaded so far
                 yield
         finally:
             await services.close()

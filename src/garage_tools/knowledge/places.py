@@ -19,6 +19,7 @@ from statistics import fmean
 from typing import Any
 
 from garage_tools.errors import AmbiguousLocation, FieldProblem, UnknownLocation
+from garage_tools.lifetime import keep_for_life
 
 STATES = {
     "AL": "Alabama", "AK": "Alaska", "AZ": "Arizona", "AR": "Arkansas", "CA": "California",
@@ -243,4 +244,5 @@ def us_places() -> Gazetteer:
             import zipcodes
 
             _loaded = Gazetteer(zipcodes.list_all())  # type: ignore[no-untyped-call]
+            keep_for_life()  # about 150,000 objects that every later full collection would walk
         return _loaded
