@@ -261,12 +261,6 @@ def test_sentence_shapes(knowledge: Knowledge, text: str, key: str) -> None:
     assert_diagnosed(knowledge, text, key)
 
 
-def test_a_spring_described_by_its_sound_keeps_the_safety_flag(knowledge: Knowledge) -> None:
-    result = diagnose_text(knowledge, "kaboom from the garage, now the spring is in pieces")
-    assert result.symptom is not None and result.symptom.key == "banging_noise"
-    assert result.safety_flag is True
-
-
 # --- classes of failure fixed after the round 6 measurement (phrasings of our own, not the benchmark's) ---
 
 
@@ -314,8 +308,15 @@ def test_sound_words_name_the_right_noise(knowledge: Knowledge, text: str, key: 
     assert_diagnosed(knowledge, text, key)
 
 
-def test_a_single_clang_keeps_the_safety_flag(knowledge: Knowledge) -> None:
-    result = diagnose_text(knowledge, "heard a clang from the garage and the spring is in two pieces")
+@pytest.mark.parametrize(
+    "text",
+    [
+        "kaboom from the garage, now the spring is in pieces",  # a word form of bang (round 5)
+        "heard a clang from the garage and the spring is in two pieces",  # a single clang (round 6)
+    ],
+)
+def test_a_spring_described_by_its_sound_keeps_the_safety_flag(knowledge: Knowledge, text: str) -> None:
+    result = diagnose_text(knowledge, text)
     assert result.symptom is not None and result.symptom.key == "banging_noise"
     assert result.safety_flag is True
 

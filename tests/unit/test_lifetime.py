@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 
 def frozen_by(setup: str, action: str) -> list[int]:
@@ -18,7 +19,7 @@ def frozen_by(setup: str, action: str) -> list[int]:
     return [int(word) for word in result.stdout.split()]
 
 
-def test_start_up_freezes_the_knowledge_indexes_and_schemas(tmp_path: object) -> None:
+def test_start_up_freezes_the_knowledge_indexes_and_schemas(tmp_path: Path) -> None:
     [frozen] = frozen_by(
         f"import os; os.chdir({str(tmp_path)!r})\n"
         "from starlette.testclient import TestClient\nfrom garage_tools.app import create_app\napp = create_app()",
