@@ -20,23 +20,23 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from garage_tools.access.client_ip import ClientAddressResolver
-from garage_tools.access.gate import Access, Limits, McpGate, RestGate
 from garage_tools.access.origins import OriginPolicy
 from garage_tools.errors import MethodNotAllowed, NotFound, ServiceError
 from garage_tools.lifetime import keep_for_life
 from garage_tools.mail import mail_worker_running
 from garage_tools.observability.metrics import RequestMetrics, worker_metrics
 from garage_tools.observability.middleware import ObservedToolCalls, RequestIds
-from garage_tools.observability.scrape import MetricsEndpoint
 from garage_tools.registry import Registry
 from garage_tools.services import Services, build_services
 from garage_tools.settings import Settings
 from garage_tools.surfaces.cors import OpenCors
 from garage_tools.surfaces.discovery import Discovery
 from garage_tools.surfaces.front import Service, unexpected_error
+from garage_tools.surfaces.gate import Access, Limits, McpGate, RestGate
 from garage_tools.surfaces.mcp import McpServers
 from garage_tools.surfaces.responses import error_response, send_error
 from garage_tools.surfaces.rest import RestSurface
+from garage_tools.surfaces.scrape import MetricsEndpoint
 from garage_tools.surfaces.urls import BaseUrl
 from garage_tools.tools import build_registry
 from garage_tools.web.docs import docs_routes

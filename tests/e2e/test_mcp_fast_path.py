@@ -10,10 +10,10 @@ from typing import Any
 import httpx
 import pytest
 
-from garage_tools.access.gate import McpGate
 from garage_tools.app import build_access
 from garage_tools.services import build_services
 from garage_tools.settings import Settings
+from garage_tools.surfaces.gate import McpGate
 from garage_tools.surfaces.mcp import McpSurface, build_server, tool_listing
 from garage_tools.surfaces.mcp_fast import FastPath
 from garage_tools.surfaces.responses import send_error

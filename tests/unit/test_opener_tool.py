@@ -21,7 +21,7 @@ from garage_tools.knowledge.loader import DATA_DIR, Knowledge
 from garage_tools.knowledge.openers import LearnButtonColour, OpenerCatalog
 from garage_tools.registry import ToolContext, dump, invoke
 from garage_tools.tools import build_registry
-from garage_tools.tools.opener import IdentifyOpenerOutput, OpenerSighting, identify
+from garage_tools.tools.opener.tool import IdentifyOpenerOutput, OpenerSighting, identify
 from tests.unit.opener_photos import encoded, motor_unit, scene
 
 REGISTRY = build_registry()

@@ -14,13 +14,13 @@ import pytest
 from sqlalchemy import select
 
 from garage_tools.access.ratelimit import RateLimiter
-from garage_tools.access.sessions import DeveloperSignIn, csrf_token_for, normalise_email, tokens_match
-from garage_tools.log_redaction import RedactSecretPaths
 from garage_tools.mail import Mail, Outbox
+from garage_tools.observability.redaction import RedactSecretPaths
 from garage_tools.store.database import Database
 from garage_tools.store.models import LoginToken, OutboxMessage
 from garage_tools.store.portal import PortalRepository
-from garage_tools.web.portal import CONFIRM_PATH, clean_key_name, describe_policy
+from garage_tools.web.portal.endpoints import CONFIRM_PATH, clean_key_name, describe_policy
+from garage_tools.web.portal.sessions import DeveloperSignIn, csrf_token_for, normalise_email, tokens_match
 from tests.fakes.clock import FakeClock
 
 LINK = "https://doors.example.com/developers/confirm/"

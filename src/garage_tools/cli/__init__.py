@@ -18,6 +18,7 @@ import orjson
 
 from garage_tools import __version__
 from garage_tools.access.caller import Caller, Tier
+from garage_tools.cli.partners import partners, promotions
 from garage_tools.errors import ServiceError
 from garage_tools.knowledge.directory import DIRECTORY_FILES
 from garage_tools.knowledge.labs import FRONT_MATTER_SCHEMA_FILE, LAB_SLUGS, PREVIEW_DIR, LabFrontMatter
@@ -29,7 +30,6 @@ from garage_tools.mail.transports import transport_from_settings
 from garage_tools.mail.worker import MailWorker
 from garage_tools.observability.logs import log_config
 from garage_tools.observability.multiprocess import shared_metrics_directory
-from garage_tools.partners.commands import partners, promotions
 from garage_tools.registry import dump, invoke
 from garage_tools.services import Services, build_services
 from garage_tools.settings import Settings
@@ -131,7 +131,7 @@ def serve(host: str | None, port: int | None, workers: int | None) -> None:
             proxy_headers=False,  # the access gate reads Forwarded/X-Forwarded-For from trusted proxies only
             server_header=False,
             # Bounds on what one client can hold (see connection_limits.py). A string, so workers import it.
-            http="garage_tools.connection_limits:BoundedHttpProtocol",
+            http="garage_tools.surfaces.connection_limits:BoundedHttpProtocol",
             limit_concurrency=settings.max_connections,
             timeout_keep_alive=settings.keep_alive_timeout_seconds,
             timeout_graceful_shutdown=settings.graceful_shutdown_seconds,

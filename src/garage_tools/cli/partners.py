@@ -16,10 +16,7 @@ from typing import TypeVar
 
 import click
 
-from garage_tools.knowledge.directory import PartnerRecord, PromotionRecord, ServiceType
-from garage_tools.knowledge.loader import packaged_tree
-from garage_tools.knowledge.places import us_places
-from garage_tools.partners.files import (
+from garage_tools.cli.partner_files import (
     FileFormat,
     Parsed,
     format_of,
@@ -28,6 +25,9 @@ from garage_tools.partners.files import (
     write_partners,
     write_promotions,
 )
+from garage_tools.knowledge.directory import PartnerRecord, PromotionRecord, ServiceType
+from garage_tools.knowledge.loader import packaged_tree
+from garage_tools.knowledge.places import us_places
 from garage_tools.partners.service import Partners
 from garage_tools.services import Services
 from garage_tools.store.partners import DirectoryRows, LeadTally

@@ -4,5 +4,5 @@
 context variable; `middleware` starts that record and observes each tool call; `logs` writes text
 or JSON lines that carry the id; `metrics` defines what is counted and the small functions other
 modules record with; `scrape` serves `/metrics`; `multiprocess` prepares the shared directory when
-`serve` runs several workers. Secrets are kept out of the logs by `garage_tools.log_redaction`.
+`serve` runs several workers. Secrets are kept out of the logs by `garage_tools.observability.redaction`.
 """

@@ -62,7 +62,7 @@ async def refuse_over_capacity(scope: Scope, receive: ASGIReceiveCallable, send:
 class BoundedHttpProtocol(HttpToolsProtocol):
     """`HttpToolsProtocol` with a deadline and a size cap on every request head.
 
-    Select it with `uvicorn.run(..., http="garage_tools.connection_limits:BoundedHttpProtocol")`.
+    Select it with `uvicorn.run(..., http="garage_tools.surfaces.connection_limits:BoundedHttpProtocol")`.
     """
 
     def __init__(

@@ -34,7 +34,6 @@ from garage_tools.access.caller import Caller, Tier
 from garage_tools.access.challenge import CHALLENGE_FIELD, MAX_TOKEN_LENGTH, ChallengeVerifier
 from garage_tools.access.client_ip import ClientAddressResolver, rate_limit_partition
 from garage_tools.access.credentials import ANONYMOUS, Credentials, authenticate, bearer_token
-from garage_tools.access.headers import RequestHeaders, trimmed_scope
 from garage_tools.access.keys import KeyService
 from garage_tools.access.origins import OriginPolicy
 from garage_tools.access.ratelimit import Decision, Policy, RateLimiter
@@ -52,6 +51,7 @@ from garage_tools.errors import (
     ServiceError,
     UnsupportedMediaType,
 )
+from garage_tools.headers import RequestHeaders, trimmed_scope
 from garage_tools.observability.request_id import note_tool
 from garage_tools.registry import Registry, Tool
 

@@ -28,10 +28,10 @@ from starlette.types import ASGIApp, Message, Send
 
 from garage_tools import __version__
 from garage_tools.access.body import replay
-from garage_tools.access.gate import Admitted, unsupported_protocol_version
 from garage_tools.errors import ServiceError
 from garage_tools.registry import AuthPolicy, Registry, Tool, invoke
 from garage_tools.services import Services
+from garage_tools.surfaces.gate import Admitted, unsupported_protocol_version
 from garage_tools.surfaces.mcp_encoding import SERVER_REFUSED, error_result, jsonrpc_error, tool_result
 from garage_tools.surfaces.mcp_fast import LISTING_TTL_MS, FastPath, plain_message
 from garage_tools.surfaces.mcp_resources import lab_resources, read_lab

@@ -25,10 +25,10 @@ import mcp_types as types
 import orjson
 from starlette.types import Send
 
-from garage_tools.access.gate import Admitted
 from garage_tools.errors import ServiceError
 from garage_tools.registry import Registry, invoke
 from garage_tools.services import Services
+from garage_tools.surfaces.gate import Admitted
 from garage_tools.surfaces.mcp_encoding import error_result, tool_result
 from garage_tools.surfaces.responses import send_json
 

@@ -22,10 +22,10 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
 from garage_tools.access.caller import Tier
-from garage_tools.access.gate import Access
 from garage_tools.access.ratelimit import Policy
 from garage_tools.errors import ALL_ERRORS
 from garage_tools.registry import AuthPolicy, Registry, Tool
+from garage_tools.surfaces.gate import Access
 from garage_tools.surfaces.responses import json_response
 from garage_tools.web.changelog import FEED_MEDIA_TYPE, KIND_LABELS, Changelog, json_feed, load_changelog
 from garage_tools.web.markup import inline_html, text_html

@@ -14,13 +14,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from garage_tools.access.gate import Access
 from garage_tools.errors import NotFound, ServiceError
 from garage_tools.knowledge.checklist import ChecklistItem, InspectionChecklist
-from garage_tools.log_redaction import redact_paths_in_access_log
+from garage_tools.observability.redaction import redact_paths_in_access_log
 from garage_tools.registry import dump
 from garage_tools.services import Services
 from garage_tools.store.inspections import InspectionRepository
+from garage_tools.surfaces.gate import Access
 from garage_tools.surfaces.responses import error_response, json_response
 from garage_tools.tools.inspection.models import InspectionReport, ItemResult
 from garage_tools.tools.inspection.report import REPORT_ID, public_report

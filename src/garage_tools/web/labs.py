@@ -20,7 +20,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from garage_tools.access.gate import Access
 from garage_tools.knowledge.labs import (
     PREVIEW_DIR,
     PREVIEW_HEIGHT,
@@ -31,6 +30,7 @@ from garage_tools.knowledge.labs import (
     preview_url,
 )
 from garage_tools.services import Services
+from garage_tools.surfaces.gate import Access
 from garage_tools.web.pages import PAGE_HEADERS, render
 
 _CSP = "Content-Security-Policy"

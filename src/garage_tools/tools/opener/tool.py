@@ -19,7 +19,6 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-from garage_tools.imaging.colour import ColourReading, read_learn_button
 from garage_tools.imaging.decode import DecodedImage, ImageInput
 from garage_tools.imaging.fetch import load_image
 from garage_tools.imaging.for_models import PHOTO_TOOL_BODY_BYTES, for_model
@@ -28,6 +27,7 @@ from garage_tools.knowledge.schemas import Confidence
 from garage_tools.models import InputModel, OutputModel
 from garage_tools.providers.base import VisionModel
 from garage_tools.registry import Annotations, AuthPolicy, Tool, ToolContext
+from garage_tools.tools.opener.colour import ColourReading, read_learn_button
 
 OFFLINE_METHOD = "offline-colour"
 #: Confidence levels: a number at or above these reads as `high` or `medium`, anything lower as `low`.

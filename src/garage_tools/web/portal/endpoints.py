@@ -23,11 +23,19 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from garage_tools.access.gate import Access
-from garage_tools.access.headers import RequestHeaders
 from garage_tools.access.keys import IssuedKey
 from garage_tools.access.ratelimit import Policy
-from garage_tools.access.sessions import (
+from garage_tools.errors import ServiceError
+from garage_tools.headers import RequestHeaders
+from garage_tools.mail import Mail
+from garage_tools.observability.redaction import redact_paths_in_access_log
+from garage_tools.registry import AuthPolicy, Registry
+from garage_tools.services import Services
+from garage_tools.settings import Settings
+from garage_tools.store.portal import PortalRepository
+from garage_tools.surfaces.gate import Access
+from garage_tools.web.pages import TEMPLATES, render
+from garage_tools.web.portal.sessions import (
     LINK_LIFETIME,
     SESSION_LIFETIME,
     DeveloperSession,
@@ -36,14 +44,6 @@ from garage_tools.access.sessions import (
     normalise_email,
     tokens_match,
 )
-from garage_tools.errors import ServiceError
-from garage_tools.log_redaction import redact_paths_in_access_log
-from garage_tools.mail import Mail
-from garage_tools.registry import AuthPolicy, Registry
-from garage_tools.services import Services
-from garage_tools.settings import Settings
-from garage_tools.store.portal import PortalRepository
-from garage_tools.web.pages import TEMPLATES, render
 
 log = logging.getLogger(__name__)
 
