@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 
 from garage_tools.access.caller import Caller
 from garage_tools.app import create_app
-from garage_tools.cli import schema_for
+from garage_tools.cli.knowledge import schema_for
 from garage_tools.errors import InvalidArguments
 from garage_tools.knowledge.checklist import REFERENCE_PHOTO_ITEM_IDS
 from garage_tools.knowledge.loader import DATA_DIR, Knowledge, KnowledgeError

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from garage_tools.access.caller import Caller
-from garage_tools.cli import schema_for
+from garage_tools.cli.knowledge import schema_for
 from garage_tools.knowledge.loader import DATA_DIR, Knowledge, KnowledgeError, load_knowledge
 from garage_tools.knowledge.schemas import SymptomExemplars
 from garage_tools.knowledge.semantic import MIN_SIMILARITY, RIVAL_MARGIN
