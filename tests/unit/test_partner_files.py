@@ -14,12 +14,13 @@ from garage_tools.cli.partner_files import (
     write_partners,
     write_promotions,
 )
+from garage_tools.knowledge.data_files import DATA_DIR
 from garage_tools.knowledge.directory import (
     DIRECTORY_FILES,
     load_sample_partners,
     load_sample_promotions,
 )
-from garage_tools.knowledge.loader import DATA_DIR, packaged_tree
+from garage_tools.knowledge.loader import packaged_tree
 from garage_tools.knowledge.places import Gazetteer, us_places
 
 HEADER = "id,displayName,phone,schedulerUrl,url,region,regionKey,zipPrefixes,zips,centerZip,radiusMiles,services,emergency,promotionsOptIn"  # noqa: E501

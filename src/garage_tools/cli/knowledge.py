@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -17,7 +16,8 @@ def knowledge() -> None:
 @knowledge.command("check")
 def knowledge_check() -> None:
     """Validate every data file against its schema and the others."""
-    from garage_tools.knowledge.loader import KnowledgeError, load_knowledge
+    from garage_tools.knowledge.data_files import KnowledgeError
+    from garage_tools.knowledge.loader import load_knowledge
 
     try:
         loaded = load_knowledge()
@@ -39,9 +39,10 @@ def knowledge_check() -> None:
 )
 def knowledge_schemas(out: Path | None) -> None:
     """Write the JSON Schema of each data file (for editor validation)."""
+    from garage_tools.knowledge.data_files import DATA_DIR, schema_for
     from garage_tools.knowledge.directory import DIRECTORY_FILES
     from garage_tools.knowledge.labs import FRONT_MATTER_SCHEMA_FILE, LabFrontMatter
-    from garage_tools.knowledge.loader import DATA_DIR, DATA_FILES
+    from garage_tools.knowledge.loader import DATA_FILES
     from garage_tools.knowledge.parts import PART_FILES
     from garage_tools.knowledge.photos import PHOTO_FILES
 
@@ -54,11 +55,3 @@ def knowledge_schemas(out: Path | None) -> None:
     target = out / FRONT_MATTER_SCHEMA_FILE  # the front matter of each labs/<slug>.md
     target.write_text(json.dumps(schema_for(LabFrontMatter), indent=2) + "\n", encoding="utf-8")
     click.echo(f"wrote {target}")
-
-
-def schema_for(model: Any) -> dict[str, Any]:
-    """The JSON Schema an editor checks a data file of `model` against."""
-    schema: dict[str, Any] = model.model_json_schema(by_alias=True)
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema.setdefault("properties", {})["$schema"] = {"type": "string"}
-    return schema

@@ -29,7 +29,7 @@ def load_settings() -> Settings:
 
 def run_with_services(settings: Settings, work: Callable[[Services], Awaitable[T]]) -> T:
     """Build the services, run `work` against them and close them again."""
-    from garage_tools.knowledge.loader import KnowledgeError
+    from garage_tools.knowledge.data_files import KnowledgeError
     from garage_tools.services import build_services
     from garage_tools.store.database import StoreConfigError, StoreUnavailable, display_url
     from garage_tools.store.database import log as store_log
