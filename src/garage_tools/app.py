@@ -45,6 +45,7 @@ from garage_tools.web.labs import lab_routes
 from garage_tools.web.pages import STATIC, render, wants_html
 from garage_tools.web.photos import photo_routes
 from garage_tools.web.portal import portal_routes
+from garage_tools.web.privacy import privacy_routes
 
 CORS_HEADERS = [
     "Authorization",
@@ -164,7 +165,7 @@ def create_app(
         Route("/openapi.json", discovery.openapi, methods=["GET"]),
         Route("/llms.txt", discovery.llms, methods=["GET"]),
         Route("/docs", discovery.docs, methods=["GET"]),
-        Route("/privacy", discovery.privacy, methods=["GET"]),
+        *privacy_routes(),
         Route("/healthz", discovery.health, methods=["GET"]),
         Route("/readyz", discovery.ready, methods=["GET"]),
         Route("/metrics", metrics.scrape, methods=["GET"]),

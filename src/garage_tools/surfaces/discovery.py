@@ -1,4 +1,4 @@
-"""What a newcomer (person or agent) reads first: the `/api/v1` index, `/llms.txt`, `/openapi.json`, `/privacy`.
+"""What a newcomer (person or agent) reads first: the `/api/v1` index, `/llms.txt`, `/openapi.json`.
 
 All of it is generated from the registry, so a new tool shows up here with no edit. `/docs` now redirects to
 the interactive reference at `/developers/api` (see web/docs.py, with the changelog and the agent guide).
@@ -21,7 +21,6 @@ from garage_tools.services import Services
 from garage_tools.store.database import RETRY_AFTER
 from garage_tools.surfaces.openapi import openapi_document
 from garage_tools.surfaces.responses import error_response, json_response
-from garage_tools.web.pages import render
 
 API_REFERENCE = "/developers/api"
 
@@ -110,9 +109,6 @@ class Discovery:
     async def docs(self, request: Request) -> Response:
         """The old docs page's address: the interactive reference replaces it (308 keeps the method)."""
         return RedirectResponse(API_REFERENCE, status_code=308)
-
-    async def privacy(self, request: Request) -> Response:
-        return render(request, "privacy.html")
 
     async def health(self, request: Request) -> Response:
         return json_response({"status": "ok", "version": __version__, "tools": len(self.registry)})
