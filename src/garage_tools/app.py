@@ -20,7 +20,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from garage_tools.access.client_ip import ClientAddressResolver
+from garage_tools.access.limits import Limits
 from garage_tools.access.origins import OriginPolicy
+from garage_tools.access.policy import Access
 from garage_tools.errors import MethodNotAllowed, NotFound, ServiceError
 from garage_tools.lifetime import keep_for_life
 from garage_tools.mail import mail_worker_running
@@ -32,7 +34,7 @@ from garage_tools.settings import Settings
 from garage_tools.surfaces.cors import OpenCors
 from garage_tools.surfaces.discovery import Discovery
 from garage_tools.surfaces.front import Service, unexpected_error
-from garage_tools.surfaces.gate import Access, Limits, McpGate, RestGate
+from garage_tools.surfaces.gate import McpGate, RestGate
 from garage_tools.surfaces.mcp import McpServers
 from garage_tools.surfaces.responses import error_response, send_error
 from garage_tools.surfaces.rest import RestSurface
@@ -100,11 +102,10 @@ def build_access(services: Services, registry: Registry) -> Access:
         check_hosts=settings.dns_rebinding_protection,
     )
     return Access(
-        registry=registry,
         keys=services.keys,
         limiter=services.limiter,
         limits=Limits.build(
-            registry,
+            {tool.name: tool.usage_cap for tool in registry if tool.usage_cap is not None},
             public=settings.rate_limit_public,
             pro=settings.rate_limit_pro,
             mcp_protocol=settings.rate_limit_mcp_protocol,
@@ -144,13 +145,13 @@ def create_app(
 
     # Each gate is observed (request id, one metrics observation) on either way in: front door or router.
     rest_gate = ObservedToolCalls(
-        RestGate(access, RestSurface(registry, services), send_error),
+        RestGate(access, registry, RestSurface(registry, services), send_error),
         RequestMetrics("rest", registry.names),
         tool_param="tool",
     )
     mcp_gates = [
         ObservedToolCalls(
-            McpGate(access, mcp.surfaces[path], send_error, name=path.lstrip("/"), pro=path == "/mcp-pro"),
+            McpGate(access, registry, mcp.surfaces[path], send_error, name=path.lstrip("/"), pro=path == "/mcp-pro"),
             RequestMetrics(path.lstrip("/"), registry.names),
         )
         for path in ("/mcp", "/mcp-pro")
@@ -169,8 +170,8 @@ def create_app(
         Route("/healthz", discovery.health, methods=["GET"]),
         Route("/readyz", discovery.ready, methods=["GET"]),
         Route("/metrics", metrics.scrape, methods=["GET"]),
-        *docs_routes(access),
-        *portal_routes(services, access),
+        *docs_routes(access, registry),
+        *portal_routes(services, access, registry),
         *inspection_routes(services, access),
         *lab_routes(services, access),
         *photo_routes(services.photos),

@@ -202,9 +202,8 @@ async def test_plain_messages_never_reach_the_sdk(case: str, tmp_path: Path) -> 
     registry = build_registry()
     server = build_server(registry, services)
     fast = FastPath(registry, services, server.server_info_stamp, tool_listing(registry))
-    gate = McpGate(
-        build_access(services, registry), McpSurface(_exploding_sdk, fast), send_error, name="mcp", pro=False
-    )
+    access = build_access(services, registry)
+    gate = McpGate(access, registry, McpSurface(_exploding_sdk, fast), send_error, name="mcp", pro=False)
     headers, body = CASES[case]
     sent = _Sent()
     payload = json.dumps(body).encode()

@@ -52,6 +52,13 @@ class Caller:
         """Whether images in this caller's results reach it as image content (MCP), not as JSON it must read."""
         return self.surface in MCP_SURFACES
 
+    def refuse_bad_credential(self) -> None:
+        """Refuse a bearer that was presented but not accepted, with its own error (invalid or revoked key,
+        key store down, too many bad keys): never a silent downgrade to the public tier. The gates apply it
+        at the door (on public `/mcp`, at the tool call) and `invoke` for every caller."""
+        if self.credential_error is not None:
+            raise self.credential_error
+
     @property
     def has_bearer(self) -> bool:
         """A bearer credential was presented (valid or not): such callers skip the browser challenge."""

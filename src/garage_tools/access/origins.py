@@ -8,6 +8,13 @@ listed, since MCP has no browser challenge. REST is CORS-open, but a browser cal
 from __future__ import annotations
 
 from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+
+def origin_of(url: str) -> str:
+    """The origin (`scheme://host[:port]`) of a URL: of the service's base URL, its own origin."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def _matches(value: str, patterns: Iterable[str]) -> bool:

@@ -84,17 +84,17 @@ def llms_txt(registry: Registry, base: str) -> str:
 
 
 class Discovery:
-    def __init__(self, services: Services, registry: Registry, base_url: Callable[[Scope, str | None], str]) -> None:
+    def __init__(self, services: Services, registry: Registry, base_url: Callable[[Scope], str]) -> None:
         self.services = services
         self.registry = registry
         self.base_url = base_url
         self._openapi: dict[str, bytes] = {}
 
     async def index(self, request: Request) -> Response:
-        return json_response(tool_index(self.registry, self.base_url(request.scope, None)))
+        return json_response(tool_index(self.registry, self.base_url(request.scope)))
 
     async def openapi(self, request: Request) -> Response:
-        base = self.base_url(request.scope, None)
+        base = self.base_url(request.scope)
         body = self._openapi.get(base)
         if body is None:
             response = json_response(openapi_document(self.registry, base))
@@ -104,7 +104,7 @@ class Discovery:
         return Response(body, media_type="application/json")
 
     async def llms(self, request: Request) -> Response:
-        return PlainTextResponse(llms_txt(self.registry, self.base_url(request.scope, None)))
+        return PlainTextResponse(llms_txt(self.registry, self.base_url(request.scope)))
 
     async def docs(self, request: Request) -> Response:
         """The old docs page's address: the interactive reference replaces it (308 keeps the method)."""

@@ -1,10 +1,11 @@
-"""The access gate: one ASGI wrapper in front of `/api/v1/*`, `/mcp` and `/mcp-pro`.
+"""The access gates: the HTTP front of `/api/v1/*`, `/mcp` and `/mcp-pro`, one ASGI wrapper each.
 
-It works out everything about a request before a surface sees it, in the same order on every
+A gate applies the access policy (`access/policy.py`: who is calling, what a call counts against) to an
+HTTP request, and works out everything about it before a surface sees it, in the same order on every
 surface:
 
 1. route and method (404 unknown tool, 405 anything but POST);
-2. headers, read once; on MCP the `Host` and `Origin` (421, 403) and the protocol version;
+2. the request's headers (`RequestHeaders.of`); on MCP the `Host` and `Origin` (421, 403);
 3. the caller: client address, API key and tier (400 for two `Authorization` headers, 401 for a
    bad key, 503 when the key store is down; public `/mcp` defers these to the tool call);
 4. the body: media type (415), size (413, before reading) and time (408);
@@ -20,8 +21,8 @@ because MCP connectors treat HTTP 401/429 from the whole endpoint as an authenti
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import orjson
@@ -29,14 +30,9 @@ from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from starlette.requests import ClientDisconnect
 from starlette.types import Receive, Scope, Send
 
-from garage_tools.access.body import BodyDeadlines, read_body
-from garage_tools.access.caller import Caller, Tier
-from garage_tools.access.challenge import CHALLENGE_FIELD, MAX_TOKEN_LENGTH, ChallengeVerifier
-from garage_tools.access.client_ip import ClientAddressResolver, rate_limit_partition
-from garage_tools.access.credentials import ANONYMOUS, Credentials, authenticate, bearer_token
-from garage_tools.access.keys import KeyService
-from garage_tools.access.origins import OriginPolicy
-from garage_tools.access.ratelimit import Decision, Policy, RateLimiter
+from garage_tools.access.caller import Caller
+from garage_tools.access.challenge import CHALLENGE_FIELD, MAX_TOKEN_LENGTH
+from garage_tools.access.policy import Access
 from garage_tools.errors import (
     FieldProblem,
     HostNotAllowed,
@@ -47,15 +43,13 @@ from garage_tools.errors import (
     MethodNotAllowed,
     OriginNotAllowed,
     PayloadTooLarge,
-    RateLimited,
     ServiceError,
     UnsupportedMediaType,
 )
 from garage_tools.headers import RequestHeaders, trimmed_scope
 from garage_tools.observability.request_id import note_tool
-from garage_tools.registry import Registry, Tool
+from garage_tools.registry import DEFAULT_MAX_BODY_BYTES, Registry, Tool
 
-_TIER_NAMES = {tier: tier.value for tier in Tier}  # enum attribute access is slow on the hot path
 #: Room for the JSON-RPC envelope around a tool's arguments on MCP.
 MCP_ENVELOPE_BYTES = 4096
 JSON = "application/json"
@@ -85,146 +79,12 @@ class Surface(Protocol):
 ErrorSender = Callable[[ServiceError, Send], Awaitable[None]]
 
 
-@dataclass(frozen=True)
-class Limits:
-    """The rate-limit policies of each tier, and per-tool caps derived from the registry."""
-
-    public: Policy
-    pro: Policy
-    mcp_protocol: Policy
-    auth_failures: Policy
-    tool_caps: dict[tuple[str, Tier], Policy]
-
-    @classmethod
-    def build(cls, registry: Registry, *, public: str, pro: str, mcp_protocol: str, auth_failures: str) -> Limits:
-        caps: dict[tuple[str, Tier], Policy] = {}
-        for tool in registry:
-            if tool.usage_cap is not None:
-                cap = tool.usage_cap
-                caps[tool.name, Tier.PUBLIC] = Policy.parse(f"{cap.name}-public", cap.public)
-                caps[tool.name, Tier.PRO] = Policy.parse(f"{cap.name}-pro", cap.pro)
-        return cls(
-            public=Policy.parse("public", public),
-            pro=Policy.parse("pro", pro),
-            mcp_protocol=Policy.parse("mcp", mcp_protocol),
-            auth_failures=Policy.parse("bad-keys", auth_failures),
-            tool_caps=caps,
-        )
-
-    def for_call(self, tier: Tier, tool: Tool[Any, Any] | None) -> tuple[Policy, ...]:
-        general = self.pro if tier is Tier.PRO else self.public
-        if (cap := self.cap_of(tier, tool)) is not None:
-            return (general, cap)
-        return (general,)
-
-    def cap_of(self, tier: Tier, tool: Tool[Any, Any] | None) -> Policy | None:
-        """The tool's usage cap for `tier`, if it declares one."""
-        return self.tool_caps.get((tool.name, tier)) if tool is not None else None
-
-
-class Access:
-    """The service-wide access policy the gates apply: keys, addresses, origins, limits, challenge."""
-
-    def __init__(
-        self,
-        *,
-        registry: Registry,
-        keys: KeyService,
-        limiter: RateLimiter,
-        limits: Limits,
-        challenge: ChallengeVerifier,
-        origins: OriginPolicy,
-        addresses: ClientAddressResolver,
-        base_url: Callable[[Scope, str | None], str],
-        body_timeout: float,
-    ) -> None:
-        self.registry = registry
-        self.keys = keys
-        self.limiter = limiter
-        self.limits = limits
-        self.challenge = challenge
-        self.origins = origins
-        self.addresses = addresses
-        self.base_url = base_url
-        self.body_timeout = body_timeout
-        self.body_deadlines = BodyDeadlines()
-        self.mcp_body_limit = max((tool.max_body_bytes for tool in registry), default=16 * 1024) + MCP_ENVELOPE_BYTES
-
-    async def identify(self, scope: Scope, headers: RequestHeaders, surface: str) -> Caller:
-        ip = self.addresses.resolve(scope, headers)
-        partition = rate_limit_partition(ip)
-        credentials = await self._credentials(headers, partition)
-        return Caller(
-            tier=credentials.tier,
-            surface=surface,
-            ip=ip,
-            key_id=credentials.key_id,
-            origin=headers.origin,
-            credential_error=credentials.error,
-            partition=f"{_TIER_NAMES[credentials.tier]}:{partition}",
-        )
-
-    async def _credentials(self, headers: RequestHeaders, partition: str) -> Credentials:
-        """Authenticate, refusing to consult the key store for an address that keeps sending bad keys.
-
-        Forged keys with a valid checksum are cheap to make and each unknown id costs a store
-        lookup, so after `limits.auth_failures` bad keys an address gets 429 for its keyed calls
-        until the window passes. Keys already in the cache are answered without this check.
-        """
-        if not headers.authorization:
-            return ANONYMOUS
-        tokens = [bearer_token(value) for value in headers.authorization]
-        lookup = len(tokens) == 1 and bool(tokens[0]) and not self.keys.is_cached(tokens[0] or "")
-        if lookup:
-            budget = await self.limiter.peek(partition, [self.limits.auth_failures])
-            if not budget.allowed:
-                error = RateLimited(
-                    f"Too many invalid API keys from this address: its keyed calls are refused for "
-                    f"{budget.retry_after} seconds. Calls without a key still work.",
-                    headers={"Retry-After": str(budget.retry_after)},
-                )
-                return Credentials(tier=Tier.PUBLIC, error=error)
-        credentials = await authenticate(headers.authorization, self.keys)
-        if lookup and isinstance(credentials.error, InvalidKey):
-            await self.limiter.check(partition, [self.limits.auth_failures])
-        return credentials
-
-    async def rate_limit(self, caller: Caller, policies: Sequence[Policy]) -> Decision:
-        return await self.limiter.check(caller.partition, policies)
-
-    async def count_call(self, caller: Caller, tool: Tool[Any, Any] | None) -> tuple[Decision, Caller]:
-        """Count a tool call against the tier's limits and the tool's usage cap, in one atomic step.
-
-        The cap's unit is reserved, not spent: the caller returned carries the reservation, for `invoke`
-        to settle once the tool's outcome is known (registry.py `UsageCap`).
-        """
-        cap = self.limits.cap_of(caller.tier, tool)
-        decision = await self.limiter.check(caller.partition, self.limits.for_call(caller.tier, tool), reserve=cap)
-        if decision.reservation is not None:
-            caller = replace(caller, reservation=decision.reservation)
-        return decision, caller
-
-    def needs_challenge(self, caller: Caller) -> bool:
-        """A browser caller without a key, while the challenge is on (its origin is checked next)."""
-        return self.challenge.enabled and caller.origin is not None and not caller.has_bearer
-
-    async def challenge_browser(self, caller: Caller, token: object, own_origin: str) -> None:
-        """Verify the browser challenge unless the page is the service itself or a site the operator admitted."""
-        if caller.origin is None or self.origins.is_same_site(caller.origin, own_origin):
-            return
-        await self.challenge.verify(token if isinstance(token, str) else None, remote_ip=caller.ip)
-
-
-def _origin_of(base_url: str) -> str:
-    scheme, _, rest = base_url.partition("://")
-    return f"{scheme}://{rest.split('/', 1)[0]}"
-
-
 class RestGate:
     """The gate for `POST /api/v1/{tool}`: everything up to `invoke` is settled here."""
 
-    def __init__(self, access: Access, surface: Surface, send_error: ErrorSender) -> None:
+    def __init__(self, access: Access, registry: Registry, surface: Surface, send_error: ErrorSender) -> None:
         self.access = access
+        self.registry = registry
         self.surface = surface
         self.send_error = send_error
 
@@ -241,34 +101,27 @@ class RestGate:
 
     async def _admit(self, scope: Scope, receive: Receive) -> Admitted:
         access = self.access
-        tool = access.registry.get(scope["path_params"]["tool"])
+        tool = self.registry.get(scope["path_params"]["tool"])
         if scope["method"] != "POST":
             raise MethodNotAllowed(
                 f"{tool.name} is called with POST and a JSON object body.", headers={"Allow": "POST"}
             )
-        headers = RequestHeaders.read(scope)
+        headers = RequestHeaders.of(scope)
         caller = await access.identify(scope, headers, "rest")
-        if caller.credential_error is not None:
-            raise caller.credential_error
+        caller.refuse_bad_credential()
         if headers.content_type is not None and not is_json_media_type(headers.content_type):
             raise UnsupportedMediaType("Send the request body as JSON with 'Content-Type: application/json'.")
-        body = await read_body(
-            receive,
-            declared_length=headers.content_length,
-            limit=tool.max_body_bytes,
-            seconds=access.body_timeout,
-            deadlines=access.body_deadlines,
-        )
+        body = await access.read_body(receive, headers, tool.max_body_bytes)
         arguments = parse_object(body)
         token = arguments.pop(CHALLENGE_FIELD, None)
         _check_token_shape(token)
-        decision, caller = await access.count_call(caller, tool)
+        decision, caller = await access.count_call(caller, tool.name)
         if not decision.allowed:
             raise decision.error()
-        base = access.base_url(scope, headers.host)
+        base = access.base_url(scope)
         if access.needs_challenge(caller):
             try:
-                await access.challenge_browser(caller, token, _origin_of(base))
+                await access.challenge_browser(caller, token, base)
             except ServiceError as error:
                 error.headers.update(decision.header_fields())  # the call was counted: say how much is left
                 await _give_back_unsettled(caller)  # but the tool will not run: it used none of its cap
@@ -289,12 +142,17 @@ class RestGate:
 class McpGate:
     """The gate for `/mcp` (anonymous welcome) and `/mcp-pro` (a valid key required)."""
 
-    def __init__(self, access: Access, surface: Surface, send_error: ErrorSender, *, name: str, pro: bool) -> None:
+    def __init__(
+        self, access: Access, registry: Registry, surface: Surface, send_error: ErrorSender, *, name: str, pro: bool
+    ) -> None:
         self.access = access
+        self.registry = registry
         self.surface = surface
         self.send_error = send_error
         self.name = name
         self.pro = pro
+        #: The most a message may carry when its `Mcp-Name` header names no tool: the largest tool's arguments.
+        self.body_limit = max((t.max_body_bytes for t in registry), default=DEFAULT_MAX_BODY_BYTES) + MCP_ENVELOPE_BYTES
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
@@ -317,7 +175,7 @@ class McpGate:
                 "stream (GET) and no sessions to end (DELETE).",
                 headers={"Allow": "POST"},
             )
-        headers = RequestHeaders.read(scope)
+        headers = RequestHeaders.of(scope)
         scope = trimmed_scope(scope, headers)
         if not access.origins.mcp_host_allowed(headers.host):
             raise HostNotAllowed(
@@ -330,29 +188,25 @@ class McpGate:
                 "(POST /api/v1/<tool>) from a browser, or ask the operator to admit the origin."
             )
         caller = await access.identify(scope, headers, self.name)
-        if self.pro and caller.key_id is None:
-            raise caller.credential_error or InvalidKey(
-                "This endpoint needs an API key: send 'Authorization: Bearer svc_live_…'. "
-                "Use /mcp for anonymous access."
-            )
+        if self.pro:
+            caller.refuse_bad_credential()
+            if caller.key_id is None:
+                raise InvalidKey(
+                    "This endpoint needs an API key: send 'Authorization: Bearer svc_live_…'. "
+                    "Use /mcp for anonymous access."
+                )
         if headers.content_type is None or not is_json_media_type(headers.content_type):
             raise UnsupportedMediaType("Send MCP messages as JSON with 'Content-Type: application/json'.")
-        named = access.registry.find(headers.mcp_header("mcp-name") or "")
-        limit = named.max_body_bytes + MCP_ENVELOPE_BYTES if named is not None else access.mcp_body_limit
-        body = await read_body(
-            receive,
-            declared_length=headers.content_length,
-            limit=limit,
-            seconds=access.body_timeout,
-            deadlines=access.body_deadlines,
-        )
+        named = self.registry.find(headers.mcp_header("mcp-name") or "")
+        limit = named.max_body_bytes + MCP_ENVELOPE_BYTES if named is not None else self.body_limit
+        body = await access.read_body(receive, headers, limit)
         request = Admitted(
             scope=scope,
             receive=receive,
             caller=caller,
             headers=headers,
             body=body,
-            base_url=access.base_url(scope, headers.host),
+            base_url=access.base_url(scope),
         )
         try:
             request.message = orjson.loads(body)
@@ -366,17 +220,19 @@ class McpGate:
                     request.denial = decision.error()
                     request.response_headers = [h for h in decision.headers() if h[0] == b"retry-after"]
             return request
-        request.tool = access.registry.find(call)
+        request.tool = self.registry.find(call)
         note_tool(call)  # for the request metrics: on MCP only the body names the tool
-        if caller.credential_error is not None:
-            request.denial = caller.credential_error
+        try:
+            caller.refuse_bad_credential()  # public /mcp refuses a bad key here, at the tool call
+        except ServiceError as refused:
+            request.denial = refused
             return request
         if request.tool is not None and len(body) > request.tool.max_body_bytes + MCP_ENVELOPE_BYTES:
             request.denial = PayloadTooLarge(
                 f"The arguments are over {request.tool.max_body_bytes} bytes, the most {call} accepts."
             )
             return request
-        decision, request.caller = await access.count_call(caller, request.tool)
+        decision, request.caller = await access.count_call(caller, call)
         request.response_headers = decision.headers()
         if not decision.allowed:
             request.denial = decision.error()

@@ -21,6 +21,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from garage_tools.access.limits import UsageCap
 from garage_tools.imaging.decode import DecodedImage, ImageInput
 from garage_tools.imaging.fetch import load_image
 from garage_tools.imaging.for_models import PHOTO_TOOL_BODY_BYTES, for_model
@@ -31,7 +32,7 @@ from garage_tools.knowledge.parts import PartFinder, packaged_part_words
 from garage_tools.knowledge.schemas import Confidence, DiyRisk, Issue, Urgency
 from garage_tools.models import InputModel, OutputModel
 from garage_tools.providers.base import VisionModel
-from garage_tools.registry import Annotations, Tool, ToolContext, UsageCap
+from garage_tools.registry import Annotations, Tool, ToolContext
 
 OFFLINE_METHOD = "offline-heuristic"
 EXPLANATION_CHARS = 1200
