@@ -19,12 +19,12 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-from garage_tools.imaging.decode import DecodedImage, ImageInput
-from garage_tools.imaging.fetch import load_image
+from garage_tools.imaging.decode import DecodedImage
+from garage_tools.imaging.fetch import PhotoInput, load_image
 from garage_tools.imaging.for_models import PHOTO_TOOL_BODY_BYTES, for_model
 from garage_tools.knowledge.openers import Brand, Certainty, LearnButton, LearnButtonColour, OpenerCatalog
 from garage_tools.knowledge.schemas import Confidence
-from garage_tools.models import InputModel, OutputModel
+from garage_tools.models import OutputModel
 from garage_tools.providers.base import VisionModel
 from garage_tools.registry import Annotations, AuthPolicy, Tool, ToolContext
 from garage_tools.tools.opener.colour import ColourReading, read_learn_button
@@ -40,23 +40,8 @@ DISAGREEMENT_FACTOR = 0.6
 _MODEL_NUMBER = re.compile(r"^[0-9A-Za-z][0-9A-Za-z .\-/]{0,39}$")
 
 
-class IdentifyOpenerInput(InputModel):
-    image: ImageInput | None = Field(
-        default=None,
-        description=(
-            "The photo, inline: `{data, mimeType}` with `data` base64 without a `data:` prefix (JPEG, PNG, WebP "
-            "or GIF; at most 5 MiB and 25 megapixels). Preferred over `imageUrl`."
-        ),
-    )
-    image_url: str | None = Field(
-        default=None,
-        max_length=2048,
-        description=(
-            "An HTTPS URL of the photo, used only when `image` is absent. Fetched from public addresses only, "
-            "port 443, at most 3 redirects, 5 MiB and 10 seconds."
-        ),
-        examples=["https://example.com/opener-learn-button.jpg"],
-    )
+class IdentifyOpenerInput(PhotoInput):
+    pass  # the photo alone (a docstring here would become the schema's description)
 
 
 class Remote(OutputModel):
