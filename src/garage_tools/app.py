@@ -95,12 +95,7 @@ def with_cors(app: ASGIApp) -> ASGIApp:
 def build_access(services: Services, registry: Registry) -> Access:
     """The access policy of this app: keys, client addresses, origins, limits and the challenge."""
     settings = services.settings
-    origins = OriginPolicy(
-        mcp_hosts=settings.mcp_allowed_hosts(),
-        mcp_origins=settings.mcp_allowed_origins(),
-        site_origins=settings.site_origins(),
-        check_hosts=settings.dns_rebinding_protection,
-    )
+    origins = OriginPolicy.from_settings(settings)
     return Access(
         keys=services.keys,
         limiter=services.limiter,
