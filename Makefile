@@ -23,6 +23,7 @@ lint: setup
 	$(UV) run ruff check src tests bench
 	$(UV) run ruff format --check src tests bench
 	$(UV) run mypy
+	$(UV) run lint-imports
 
 bench: setup
 	scripts/ensure-services.sh

@@ -1,7 +1,7 @@
 """Log lines: JSON or text, each with its request id, and never a key, token or e-mail address.
 
 The request id comes from `RequestIds`/`ObservedToolCalls` (observability/middleware.py); the
-redaction from `RedactSecrets` (log_redaction.py), which the handlers `serve` configures run on
+redaction from `RedactSecrets` (observability/redaction.py), which the handlers `serve` configures run on
 every record before it is formatted.
 """
 

@@ -29,7 +29,7 @@ class Caller:
     public `/mcp` carries it to the tool call, so connectors see a tool error rather than an HTTP
     401 that would send them into an OAuth flow. Either way a bad key is never a silent downgrade.
 
-    `reservation` holds what the gate took from the called tool's usage cap (registry.py `UsageCap`)
+    `reservation` holds what the gate took from the called tool's usage cap (`access/limits.py` `UsageCap`)
     for this call: `invoke` keeps it or gives it back once the tool's outcome is known, and the gate
     gives back whatever is still unsettled when the request is done (the tool never ran).
     """

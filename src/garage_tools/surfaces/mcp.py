@@ -5,7 +5,7 @@ worker can answer any request, on both protocol revisions (2025-11-25 with its h
 2026-07-28 without). Tool listings and schemas come from the registry; calls go through
 `invoke`, and errors become `isError` results carrying the envelope REST returns. Each lab is
 also a resource, `lab://<slug>` (mcp_resources.py), on both endpoints. The access
-gate in front (access/gate.py) has settled the caller, Host/Origin, body and limits; plain
+gate in front (surfaces/gate.py) has settled the caller, Host/Origin, body and limits; plain
 `tools/call` requests (and `tools/list` on the handshake revisions) are answered by the fast
 path in `mcp_fast.py`.
 """

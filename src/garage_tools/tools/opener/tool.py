@@ -2,7 +2,7 @@
 
 The learn button's colour is the strongest cue a homeowner can photograph: on LiftMaster,
 Chamberlain and Craftsman units it marks the radio generation, which decides the remotes that pair.
-Offline, Pillow looks for a button-shaped patch of that colour (`imaging/colour.py`). With a vision
+Offline, Pillow looks for a button-shaped patch of that colour (`colour.py` beside this module). With a vision
 model configured, the model reads the colour and any brand or model text instead. Either way the opener knowledge base
 (`knowledge/data/openers.json`) is the only source of generation, frequency, years and remotes, so a
 model can never invent a remote; and the answer says which way it was made (`method`) and how sure
