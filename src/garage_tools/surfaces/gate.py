@@ -79,8 +79,9 @@ class Surface(Protocol):
 ErrorSender = Callable[[ServiceError, Send], Awaitable[None]]
 
 
-class RestGate:
-    """The gate for `POST /api/v1/{tool}`: everything up to `invoke` is settled here."""
+class Gate:
+    """What both gates do with a request: admit it or answer the refusal, let the surface answer, then give
+    back whatever usage-cap reservation the tool never settled."""
 
     def __init__(self, access: Access, registry: Registry, surface: Surface, send_error: ErrorSender) -> None:
         self.access = access
@@ -92,12 +93,23 @@ class RestGate:
         try:
             request = await self._admit(scope, receive)
         except ServiceError as error:
-            await self.send_error(error, send)
+            await self.send_error(self.refusal(error), send)
             return
         except ClientDisconnect:
             return
         await self.surface(request, send)
         await _give_back_unsettled(request.caller)
+
+    def refusal(self, error: ServiceError) -> ServiceError:
+        """The error as this gate sends it."""
+        return error
+
+    async def _admit(self, scope: Scope, receive: Receive) -> Admitted:
+        raise NotImplementedError
+
+
+class RestGate(Gate):
+    """The gate for `POST /api/v1/{tool}`: everything up to `invoke` is settled here."""
 
     async def _admit(self, scope: Scope, receive: Receive) -> Admitted:
         access = self.access
@@ -139,33 +151,22 @@ class RestGate:
         )
 
 
-class McpGate:
+class McpGate(Gate):
     """The gate for `/mcp` (anonymous welcome) and `/mcp-pro` (a valid key required)."""
 
     def __init__(
         self, access: Access, registry: Registry, surface: Surface, send_error: ErrorSender, *, name: str, pro: bool
     ) -> None:
-        self.access = access
-        self.registry = registry
-        self.surface = surface
-        self.send_error = send_error
+        super().__init__(access, registry, surface, send_error)
         self.name = name
         self.pro = pro
         #: The most a message may carry when its `Mcp-Name` header names no tool: the largest tool's arguments.
         self.body_limit = max((t.max_body_bytes for t in registry), default=DEFAULT_MAX_BODY_BYTES) + MCP_ENVELOPE_BYTES
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            request = await self._admit(scope, receive)
-        except ServiceError as error:
-            if self.pro and error.status == 401:
-                error.headers["WWW-Authenticate"] = 'Bearer realm="garage-tools", error="invalid_token"'
-            await self.send_error(error, send)
-            return
-        except ClientDisconnect:
-            return
-        await self.surface(request, send)
-        await _give_back_unsettled(request.caller)
+    def refusal(self, error: ServiceError) -> ServiceError:
+        if self.pro and error.status == 401:
+            error.headers["WWW-Authenticate"] = 'Bearer realm="garage-tools", error="invalid_token"'
+        return error
 
     async def _admit(self, scope: Scope, receive: Receive) -> Admitted:
         access = self.access
