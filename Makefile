@@ -31,4 +31,4 @@ bench: setup
 	$(UV) run python bench/run.py
 
 clean:
-	rm -rf .cache .venv .pytest_cache .mypy_cache .ruff_cache tests/conformance/node_modules
+	rm -rf .cache .venv .pytest_cache .mypy_cache .ruff_cache .import_linter_cache tests/conformance/node_modules
