@@ -23,6 +23,7 @@ lint: setup
 	$(UV) run ruff check src tests bench
 	$(UV) run ruff format --check src tests bench
 	$(UV) run mypy
+	$(UV) run lint-imports
 
 bench: setup
 	scripts/ensure-services.sh
@@ -30,4 +31,4 @@ bench: setup
 	$(UV) run python bench/run.py
 
 clean:
-	rm -rf .cache .venv .pytest_cache .mypy_cache .ruff_cache tests/conformance/node_modules
+	rm -rf .cache .venv .pytest_cache .mypy_cache .ruff_cache .import_linter_cache tests/conformance/node_modules

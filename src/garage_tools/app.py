@@ -20,23 +20,25 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from garage_tools.access.client_ip import ClientAddressResolver
-from garage_tools.access.gate import Access, Limits, McpGate, RestGate
+from garage_tools.access.limits import Limits
 from garage_tools.access.origins import OriginPolicy
+from garage_tools.access.policy import Access
 from garage_tools.errors import MethodNotAllowed, NotFound, ServiceError
 from garage_tools.lifetime import keep_for_life
 from garage_tools.mail import mail_worker_running
 from garage_tools.observability.metrics import RequestMetrics, worker_metrics
 from garage_tools.observability.middleware import ObservedToolCalls, RequestIds
-from garage_tools.observability.scrape import MetricsEndpoint
 from garage_tools.registry import Registry
 from garage_tools.services import Services, build_services
 from garage_tools.settings import Settings
 from garage_tools.surfaces.cors import OpenCors
 from garage_tools.surfaces.discovery import Discovery
 from garage_tools.surfaces.front import Service, unexpected_error
+from garage_tools.surfaces.gate import McpGate, RestGate
 from garage_tools.surfaces.mcp import McpServers
 from garage_tools.surfaces.responses import error_response, send_error
 from garage_tools.surfaces.rest import RestSurface
+from garage_tools.surfaces.scrape import MetricsEndpoint
 from garage_tools.surfaces.urls import BaseUrl
 from garage_tools.tools import build_registry
 from garage_tools.web.docs import docs_routes
@@ -45,6 +47,7 @@ from garage_tools.web.labs import lab_routes
 from garage_tools.web.pages import STATIC, render, wants_html
 from garage_tools.web.photos import photo_routes
 from garage_tools.web.portal import portal_routes
+from garage_tools.web.privacy import privacy_routes
 
 CORS_HEADERS = [
     "Authorization",
@@ -92,18 +95,12 @@ def with_cors(app: ASGIApp) -> ASGIApp:
 def build_access(services: Services, registry: Registry) -> Access:
     """The access policy of this app: keys, client addresses, origins, limits and the challenge."""
     settings = services.settings
-    origins = OriginPolicy(
-        mcp_hosts=settings.mcp_allowed_hosts(),
-        mcp_origins=settings.mcp_allowed_origins(),
-        site_origins=settings.site_origins(),
-        check_hosts=settings.dns_rebinding_protection,
-    )
+    origins = OriginPolicy.from_settings(settings)
     return Access(
-        registry=registry,
         keys=services.keys,
         limiter=services.limiter,
         limits=Limits.build(
-            registry,
+            {tool.name: tool.usage_cap for tool in registry if tool.usage_cap is not None},
             public=settings.rate_limit_public,
             pro=settings.rate_limit_pro,
             mcp_protocol=settings.rate_limit_mcp_protocol,
@@ -143,13 +140,13 @@ def create_app(
 
     # Each gate is observed (request id, one metrics observation) on either way in: front door or router.
     rest_gate = ObservedToolCalls(
-        RestGate(access, RestSurface(registry, services), send_error),
+        RestGate(access, registry, RestSurface(registry, services), send_error),
         RequestMetrics("rest", registry.names),
         tool_param="tool",
     )
     mcp_gates = [
         ObservedToolCalls(
-            McpGate(access, mcp.surfaces[path], send_error, name=path.lstrip("/"), pro=path == "/mcp-pro"),
+            McpGate(access, registry, mcp.surfaces[path], send_error, name=path.lstrip("/"), pro=path == "/mcp-pro"),
             RequestMetrics(path.lstrip("/"), registry.names),
         )
         for path in ("/mcp", "/mcp-pro")
@@ -164,12 +161,12 @@ def create_app(
         Route("/openapi.json", discovery.openapi, methods=["GET"]),
         Route("/llms.txt", discovery.llms, methods=["GET"]),
         Route("/docs", discovery.docs, methods=["GET"]),
-        Route("/privacy", discovery.privacy, methods=["GET"]),
+        *privacy_routes(),
         Route("/healthz", discovery.health, methods=["GET"]),
         Route("/readyz", discovery.ready, methods=["GET"]),
         Route("/metrics", metrics.scrape, methods=["GET"]),
-        *docs_routes(access),
-        *portal_routes(services, access),
+        *docs_routes(access, registry),
+        *portal_routes(services, access, registry),
         *inspection_routes(services, access),
         *lab_routes(services, access),
         *photo_routes(services.photos),

@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from garage_tools.access.caller import Caller, Tier
+from garage_tools.access.limits import UsageCap
 from garage_tools.errors import (
     AuthRequired,
     FieldProblem,
@@ -40,6 +41,9 @@ InT = TypeVar("InT", bound=BaseModel)
 OutT = TypeVar("OutT", bound=BaseModel)
 Encoded = TypeVar("Encoded")
 
+#: The largest request body a tool accepts unless its declaration says otherwise.
+DEFAULT_MAX_BODY_BYTES = 16 * 1024
+
 
 class AuthPolicy(StrEnum):
     """Who may call a tool."""
@@ -56,33 +60,6 @@ class Annotations:
     destructive: bool = False
     idempotent: bool = True
     open_world: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class UsageCap:
-    """A cap on what one tool does for a caller (visualDiagnose: photos analysed), on top of the tier's
-    general rate limits, which still count every call.
-
-    `public` and `pro` are in the `limits` package's notation, e.g. `20/day`. It counts uses, not
-    attempts: the access gate reserves one unit with the call's other limits, in one atomic step (so
-    the cap holds exactly under concurrency and across processes), and `invoke` gives it back when the
-    call ends in an error that `counts` says used nothing. A call that never reached the tool is given
-    back by the gate. The same on every surface.
-    """
-
-    name: str
-    public: str
-    pro: str
-
-    def counts(self, error: ServiceError) -> bool:
-        """Whether a call that failed with `error` still used what the cap counts.
-
-        Not when the request was refused (any 4xx: a bad argument or image, a missing key) or the work
-        could not be done now (503: a model provider or another dependency is away, "send it again
-        later"). Otherwise yes: a 502 `provider_bad_reply` means the model did look, and an unexpected
-        500 may have come after it did.
-        """
-        return not (400 <= error.status < 500 or error.status == 503)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +105,7 @@ class Tool(Generic[InT, OutT]):
     handler: Handler[InT, OutT]
     auth: AuthPolicy = AuthPolicy.OPTIONAL
     annotations: Annotations = field(default_factory=Annotations)
-    max_body_bytes: int = 16 * 1024
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     usage_cap: UsageCap | None = None
 
 
@@ -168,8 +145,7 @@ class Registry:
 
 def authorize(tool: Tool[Any, Any], caller: Caller) -> None:
     """Tier rules, in one place for every surface (the access gate has settled limits already)."""
-    if caller.credential_error is not None:
-        raise caller.credential_error
+    caller.refuse_bad_credential()
     if tool.auth is AuthPolicy.BEARER and caller.tier is not Tier.PRO:
         raise AuthRequired(
             f"{tool.name} requires an API key. Send 'Authorization: Bearer svc_live_…'; "

@@ -405,33 +405,6 @@ class Settings(BaseSettings):
         assert self.database_url is not None
         return self.database_url
 
-    def mcp_allowed_hosts(self) -> list[str]:
-        """`Host` header patterns the MCP transport accepts."""
-        hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]
-        if self.public_base_url:
-            netloc = urlsplit(self.public_base_url).netloc
-            hosts += [netloc, f"{netloc.split(':')[0]}:*"] if ":" in netloc else [netloc, f"{netloc}:*"]
-        for host in self.allowed_hosts:
-            hosts += [host] if ":" in host else [host, f"{host}:*"]
-        return hosts
-
-    def site_origins(self) -> list[str]:
-        """Browser origins admitted as the service's own: no browser challenge for their pages."""
-        origins = [origin.rstrip("/") for origin in self.allowed_origins]
-        if self.public_base_url:
-            parts = urlsplit(self.public_base_url)
-            origins.append(f"{parts.scheme}://{parts.netloc}")
-        return origins
-
-    def mcp_allowed_origins(self) -> list[str]:
-        """Browser origins the MCP transport accepts."""
-        origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
-        if self.public_base_url:
-            parts = urlsplit(self.public_base_url)
-            origins.append(f"{parts.scheme}://{parts.netloc}")
-        origins += [origin.rstrip("/") for origin in self.allowed_origins]
-        return origins
-
 
 def _check_provider(
     prefix: str, provider: str, base_url: str | None, model: str | None, api_key: SecretStr | None

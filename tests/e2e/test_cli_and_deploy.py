@@ -86,3 +86,20 @@ def test_several_workers_serve_the_same_state(tmp_path: Path) -> None:
                 assert mcp.status_code == 200
     finally:
         stop_server(server)
+
+
+def test_workers_slow_to_start_are_not_replaced_as_hung(tmp_path: Path) -> None:
+    """uvicorn kills a worker that does not answer its health check in time and starts another. A worker
+    that only starts slowly (a loaded machine) must be waited for, or `--workers N` never serves."""
+    slow = tmp_path / "slow-start"
+    slow.mkdir()
+    # Each worker process uvicorn spawns spends 12 s before it can answer: more than twice uvicorn's default of 5 s
+    # (it checks the workers one after the other, so a slow second worker is first asked after 5 s).
+    (slow / "sitecustomize.py").write_text(
+        "import sys, time\nif any('spawn_main' in arg for arg in sys.orig_argv):\n    time.sleep(12)\n"
+    )
+    server = start_server(tmp_path / "server", {"GARAGE_TOOLS_WORKERS": "2", "PYTHONPATH": str(slow)})
+    try:
+        assert httpx.post(f"{server.url}/api/v1/diagnose", json={"description": "loud bang"}).status_code == 200
+    finally:
+        stop_server(server)

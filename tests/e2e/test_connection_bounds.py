@@ -1,4 +1,4 @@
-"""A real `garage-tools serve` bounds what slow or greedy clients can hold (src/garage_tools/connection_limits.py).
+"""A real `garage-tools serve` bounds what slow or greedy clients can hold (surfaces/connection_limits.py).
 
 Each test talks raw HTTP/1.1 over sockets, because the point is what happens *before* a request is whole.
 """

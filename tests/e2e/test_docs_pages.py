@@ -123,7 +123,7 @@ def test_agent_guide_lists_every_tool_and_the_safety_rule(api: httpx.Client) -> 
         assert tool["name"] in ids and tool["summary"] in html.replace("&#39;", "'")
     assert "safetyFlag" in html and "unsafe" in html
     assert "Retry-After" in html and "/mcp-pro" in html
-    assert "1000000 per minute" in html  # the limits this server was started with (RAISED_LIMITS)
+    assert "1,000,000 per minute" in html  # the limits this server was started with (RAISED_LIMITS)
     assert "challenge_required" in html and "service_unavailable" in html
 
 

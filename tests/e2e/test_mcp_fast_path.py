@@ -10,10 +10,10 @@ from typing import Any
 import httpx
 import pytest
 
-from garage_tools.access.gate import McpGate
 from garage_tools.app import build_access
 from garage_tools.services import build_services
 from garage_tools.settings import Settings
+from garage_tools.surfaces.gate import McpGate
 from garage_tools.surfaces.mcp import McpSurface, build_server, tool_listing
 from garage_tools.surfaces.mcp_fast import FastPath
 from garage_tools.surfaces.responses import send_error
@@ -202,9 +202,8 @@ async def test_plain_messages_never_reach_the_sdk(case: str, tmp_path: Path) -> 
     registry = build_registry()
     server = build_server(registry, services)
     fast = FastPath(registry, services, server.server_info_stamp, tool_listing(registry))
-    gate = McpGate(
-        build_access(services, registry), McpSurface(_exploding_sdk, fast), send_error, name="mcp", pro=False
-    )
+    access = build_access(services, registry)
+    gate = McpGate(access, registry, McpSurface(_exploding_sdk, fast), send_error, name="mcp", pro=False)
     headers, body = CASES[case]
     sent = _Sent()
     payload = json.dumps(body).encode()

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from garage_tools.web.changelog import CONTENT, ChangelogError, changelog_schema, json_feed, load_changelog
+from garage_tools.knowledge.data_files import KnowledgeError
+from garage_tools.web.changelog import CONTENT, changelog_schema, json_feed, load_changelog
 from garage_tools.web.markup import text_html
 
 ENTRY = {
@@ -48,20 +49,20 @@ def test_malformed_entries_stop_start_up_naming_the_field(
     tmp_path: Path, change: dict[str, Any], complaint: str
 ) -> None:
     path = write(tmp_path, [{**ENTRY, **change}])
-    with pytest.raises(ChangelogError, match=complaint) as failure:
+    with pytest.raises(KnowledgeError, match=complaint) as failure:
         load_changelog(path)
     assert str(path) in str(failure.value)
 
 
 def test_an_id_used_twice_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(ChangelogError, match="used twice"):
+    with pytest.raises(KnowledgeError, match="used twice"):
         load_changelog(write(tmp_path, [ENTRY, {**ENTRY, "title": "Again"}]))
 
 
 def test_unreadable_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "changelog.json"
     path.write_text("{not json", encoding="utf-8")
-    with pytest.raises(ChangelogError, match="cannot read JSON"):
+    with pytest.raises(KnowledgeError, match="cannot read JSON"):
         load_changelog(path)
 
 

@@ -6,7 +6,7 @@ import pytest
 from starlette.types import Scope
 
 from garage_tools.access.client_ip import ClientAddressResolver, rate_limit_partition
-from garage_tools.access.headers import RequestHeaders
+from garage_tools.headers import RequestHeaders
 
 CLIENT = "203.0.113.7"
 OTHER_CLIENT = "198.51.100.23"

@@ -11,7 +11,8 @@ from pydantic import ValidationError
 
 from garage_tools.errors import InvalidArguments
 from garage_tools.knowledge.checklist import SPEC_ITEM_IDS, InspectionChecklist
-from garage_tools.knowledge.loader import DATA_DIR, Knowledge
+from garage_tools.knowledge.data_files import DATA_DIR
+from garage_tools.knowledge.loader import Knowledge
 from garage_tools.registry import parse_arguments
 from garage_tools.tools import build_registry
 from garage_tools.tools.inspection.models import ItemReport, LocalPro, NextStepAction, Scorecard

@@ -1,7 +1,7 @@
 """Log lines: JSON or text, each with its request id, and never a key, token or e-mail address.
 
 The request id comes from `RequestIds`/`ObservedToolCalls` (observability/middleware.py); the
-redaction from `RedactSecrets` (log_redaction.py), which the handlers `serve` configures run on
+redaction from `RedactSecrets` (observability/redaction.py), which the handlers `serve` configures run on
 every record before it is formatted.
 """
 
@@ -24,11 +24,11 @@ from starlette.testclient import TestClient
 
 from garage_tools.access.keys import new_key
 from garage_tools.app import create_app
-from garage_tools.log_redaction import RedactSecrets, redact, redact_paths_in_access_log
 from garage_tools.mail.message import new_message_id
 from garage_tools.observability.logs import JsonFormatter, RequestIdFilter, TextFormatter
 from garage_tools.observability.metrics import RequestMetrics
 from garage_tools.observability.middleware import ObservedToolCalls, RequestIds
+from garage_tools.observability.redaction import RedactSecrets, redact, redact_paths_in_access_log
 from garage_tools.observability.request_id import MAX_LENGTH, current_request_id
 from garage_tools.registry import Registry
 from garage_tools.settings import Settings

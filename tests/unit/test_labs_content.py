@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from garage_tools.cli import main
+from garage_tools.knowledge.data_files import DATA_DIR, KnowledgeError
 from garage_tools.knowledge.labs import (
     ANCHOR_PATTERN,
     FRONT_MATTER_SCHEMA_FILE,
@@ -25,7 +26,7 @@ from garage_tools.knowledge.labs import (
     preview_url,
     section_url,
 )
-from garage_tools.knowledge.loader import DATA_DIR, Knowledge, KnowledgeError, load_knowledge
+from garage_tools.knowledge.loader import Knowledge, load_knowledge
 
 LABS_DIR = DATA_DIR / "labs"
 BENCH_DATA = Path(__file__).parents[2] / "bench" / "data"

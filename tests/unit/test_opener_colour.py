@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from PIL import ImageDraw
 
-from garage_tools.imaging.colour import read_learn_button
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.openers import LearnButtonColour
-from garage_tools.tools.opener import confidence_level, identify_offline
+from garage_tools.tools.opener.colour import read_learn_button
+from garage_tools.tools.opener.tool import confidence_level, identify_offline
 from tests.unit.opener_photos import PAINTS, WOOD, motor_unit, scene
 
 

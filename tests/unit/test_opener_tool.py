@@ -17,11 +17,12 @@ from pydantic import BaseModel
 from garage_tools.access.caller import Caller, Tier
 from garage_tools.errors import AuthRequired, ImageMissing, ImageTypeMismatch, InvalidArguments, ProviderUnavailable
 from garage_tools.imaging.decode import ImageInput, decode_image
-from garage_tools.knowledge.loader import DATA_DIR, Knowledge
+from garage_tools.knowledge.data_files import DATA_DIR
+from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.openers import LearnButtonColour, OpenerCatalog
 from garage_tools.registry import ToolContext, dump, invoke
 from garage_tools.tools import build_registry
-from garage_tools.tools.opener import IdentifyOpenerOutput, OpenerSighting, identify
+from garage_tools.tools.opener.tool import IdentifyOpenerOutput, OpenerSighting, identify
 from tests.unit.opener_photos import encoded, motor_unit, scene
 
 REGISTRY = build_registry()

@@ -6,14 +6,7 @@ import json
 
 import pytest
 
-from garage_tools.knowledge.directory import (
-    DIRECTORY_FILES,
-    load_sample_partners,
-    load_sample_promotions,
-)
-from garage_tools.knowledge.loader import DATA_DIR, packaged_tree
-from garage_tools.knowledge.places import Gazetteer, us_places
-from garage_tools.partners.files import (
+from garage_tools.cli.partner_files import (
     FileFormat,
     format_of,
     read_partners,
@@ -21,6 +14,14 @@ from garage_tools.partners.files import (
     write_partners,
     write_promotions,
 )
+from garage_tools.knowledge.data_files import DATA_DIR
+from garage_tools.knowledge.directory import (
+    DIRECTORY_FILES,
+    load_sample_partners,
+    load_sample_promotions,
+)
+from garage_tools.knowledge.loader import packaged_tree
+from garage_tools.knowledge.places import Gazetteer, us_places
 
 HEADER = "id,displayName,phone,schedulerUrl,url,region,regionKey,zipPrefixes,zips,centerZip,radiusMiles,services,emergency,promotionsOptIn"  # noqa: E501
 GOOD = "red-rock,Red Rock Doors,(435) 555-0101,https://red.example.com/book,https://red.example.com,Southern Utah,ut-southern,847,,,,repair;maintenance,yes,true"  # noqa: E501

@@ -16,10 +16,10 @@ from starlette.testclient import TestClient
 
 from garage_tools.access.caller import Caller
 from garage_tools.app import create_app
-from garage_tools.cli import schema_for
 from garage_tools.errors import InvalidArguments
 from garage_tools.knowledge.checklist import REFERENCE_PHOTO_ITEM_IDS
-from garage_tools.knowledge.loader import DATA_DIR, Knowledge, KnowledgeError
+from garage_tools.knowledge.data_files import DATA_DIR, KnowledgeError, schema_for
+from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.parts import PartWords
 from garage_tools.knowledge.photos import (
     MAX_PHOTO_BYTES,

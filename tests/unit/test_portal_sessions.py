@@ -13,14 +13,15 @@ from collections.abc import Callable
 import pytest
 from sqlalchemy import select
 
-from garage_tools.access.ratelimit import RateLimiter
-from garage_tools.access.sessions import DeveloperSignIn, csrf_token_for, normalise_email, tokens_match
-from garage_tools.log_redaction import RedactSecretPaths
+from garage_tools.access.ratelimit import Policy, RateLimiter
 from garage_tools.mail import Mail, Outbox
+from garage_tools.observability.redaction import RedactSecretPaths
 from garage_tools.store.database import Database
 from garage_tools.store.models import LoginToken, OutboxMessage
 from garage_tools.store.portal import PortalRepository
-from garage_tools.web.portal import CONFIRM_PATH, clean_key_name, describe_policy
+from garage_tools.web.portal.endpoints import CONFIRM_PATH
+from garage_tools.web.portal.forms import clean_key_name
+from garage_tools.web.portal.sessions import DeveloperSignIn, csrf_token_for, normalise_email, tokens_match
 from tests.fakes.clock import FakeClock
 
 LINK = "https://doors.example.com/developers/confirm/"
@@ -189,8 +190,9 @@ def test_key_names_are_trimmed_and_bounded() -> None:
 
 
 def test_limits_are_described_for_people() -> None:
-    assert describe_policy("60/minute;2000/day") == "60 per minute, 2,000 per day"
-    assert describe_policy("3 per 15 minutes") == "3 per 15 minutes"
+    assert Policy.parse("shown", "60/minute;2000/day").describe() == "60 per minute, 2,000 per day"
+    assert Policy.parse("shown", "3 per 15 minutes").describe() == "3 per 15 minutes"
+    assert Policy.parse("shown", "1/second;7200/2 hours").describe() == "1 per second, 7,200 per 2 hours"
 
 
 def test_access_log_lines_do_not_carry_sign_in_tokens() -> None:

@@ -164,6 +164,16 @@ async def test_refusal_says_when_to_retry(make_limiter: MakeLimiter, run_id: str
     assert "1 per minute" in error.message
 
 
+async def test_a_refusal_names_its_windows_as_the_pages_do(make_limiter: MakeLimiter, run_id: str) -> None:
+    # The portal's tier table, the agent guide and the 429 describe a limit with the same words.
+    tight = policy(run_id, "long", "2000 per 2 hours")
+    limiter = make_limiter()
+    assert (await limiter.check(f"192.0.2.3-{run_id}", [tight], cost=2000)).allowed
+    refused = await limiter.check(f"192.0.2.3-{run_id}", [tight])
+    assert tight.describe() == "2,000 per 2 hours"
+    assert f"Rate limit reached ({tight.describe()} for this tier)" in refused.error().message
+
+
 # Reservations: a share of a hit held until the call is settled, in memory and in Redis.
 
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from garage_tools.access.caller import Caller
-from garage_tools.cli import schema_for
-from garage_tools.knowledge.loader import DATA_DIR, Knowledge, KnowledgeError, load_knowledge
+from garage_tools.knowledge.data_files import DATA_DIR, KnowledgeError, schema_for
+from garage_tools.knowledge.loader import Knowledge, load_knowledge
 from garage_tools.knowledge.schemas import SymptomExemplars
 from garage_tools.knowledge.semantic import MIN_SIMILARITY, RIVAL_MARGIN
 from garage_tools.registry import ToolContext, dump, invoke

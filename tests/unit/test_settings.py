@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from garage_tools.access.origins import OriginPolicy
 from garage_tools.settings import Settings
 
 
@@ -40,9 +41,11 @@ def test_deployed_hostname_is_allowed_for_mcp(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("GARAGE_TOOLS_ALLOWED_ORIGINS", "https://app.example.com")
     settings = Settings(_env_file=None)  # type: ignore[call-arg]
     assert settings.public_base_url == "https://api.example.com"
-    hosts = settings.mcp_allowed_hosts()
+    origins = OriginPolicy.from_settings(settings)
+    hosts = origins.mcp_hosts
     assert {"api.example.com", "tools.example.org", "tools.example.org:*", "internal:8080", "127.0.0.1:*"} <= set(hosts)
-    assert {"https://api.example.com", "https://app.example.com"} <= set(settings.mcp_allowed_origins())
+    assert {"https://api.example.com", "https://app.example.com"} <= set(origins.mcp_origins)
+    assert origins.site_origins == {"https://api.example.com", "https://app.example.com"}
 
 
 @pytest.mark.parametrize("bad", ["api.example.com", "ftp://x", "/relative"])

@@ -19,11 +19,12 @@ import pytest
 from pydantic import Field
 from starlette.testclient import TestClient
 
+from garage_tools.access.limits import UsageCap
 from garage_tools.access.redis_client import RedisClient
 from garage_tools.app import create_app
 from garage_tools.errors import ProviderBadReply, ProviderUnavailable, ToolFailed
 from garage_tools.models import InputModel, OutputModel
-from garage_tools.registry import Registry, Tool, ToolContext, UsageCap
+from garage_tools.registry import Registry, Tool, ToolContext
 from garage_tools.settings import Settings
 from tests.redis_keys import delete_matching
 from tests.unit.image_samples import b64, inline, photo

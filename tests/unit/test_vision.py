@@ -189,3 +189,16 @@ def test_the_tool_declares_the_photo_cap_and_room_for_a_full_size_photo() -> Non
     assert TOOL.max_body_bytes == MAX_BODY_BYTES >= base64_length(MAX_IMAGE_BYTES) + 16 * 1024
     args = parse_arguments(TOOL, {"imageUrl": "https://example.com/a.jpg", "description": "gap in the spring"})
     assert args.image is None and args.image_url == "https://example.com/a.jpg"
+
+
+def test_the_photo_tools_take_their_photo_the_same_way() -> None:
+    """visualDiagnose and identifyOpener publish the same two photo fields, with the same limits and words."""
+    from garage_tools.tools import vision
+    from garage_tools.tools.opener.tool import IdentifyOpenerInput
+
+    fields = [
+        {name: model.model_json_schema(by_alias=True)["properties"][name] for name in ("image", "imageUrl")}
+        for model in (vision.VisualDiagnoseInput, IdentifyOpenerInput)
+    ]
+    assert fields[0] == fields[1]
+    assert fields[0]["imageUrl"]["anyOf"][0]["maxLength"] == 2048

@@ -29,7 +29,7 @@ class Caller:
     public `/mcp` carries it to the tool call, so connectors see a tool error rather than an HTTP
     401 that would send them into an OAuth flow. Either way a bad key is never a silent downgrade.
 
-    `reservation` holds what the gate took from the called tool's usage cap (registry.py `UsageCap`)
+    `reservation` holds what the gate took from the called tool's usage cap (`access/limits.py` `UsageCap`)
     for this call: `invoke` keeps it or gives it back once the tool's outcome is known, and the gate
     gives back whatever is still unsettled when the request is done (the tool never ran).
     """
@@ -51,6 +51,13 @@ class Caller:
     def takes_image_blocks(self) -> bool:
         """Whether images in this caller's results reach it as image content (MCP), not as JSON it must read."""
         return self.surface in MCP_SURFACES
+
+    def refuse_bad_credential(self) -> None:
+        """Refuse a bearer that was presented but not accepted, with its own error (invalid or revoked key,
+        key store down, too many bad keys): never a silent downgrade to the public tier. The gates apply it
+        at the door (on public `/mcp`, at the tool call) and `invoke` for every caller."""
+        if self.credential_error is not None:
+            raise self.credential_error
 
     @property
     def has_bearer(self) -> bool:

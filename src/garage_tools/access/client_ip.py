@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from starlette.types import Scope
 
-from garage_tools.access.headers import RequestHeaders
+from garage_tools.headers import RequestHeaders
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address

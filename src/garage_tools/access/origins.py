@@ -8,6 +8,19 @@ listed, since MCP has no browser challenge. REST is CORS-open, but a browser cal
 from __future__ import annotations
 
 from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from garage_tools.settings import Settings
+
+#: Loopback names the service always answers to, with any port.
+LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]")
+LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
+
+
+def origin_of(url: str) -> str:
+    """The origin (`scheme://host[:port]`) of a URL: of the service's base URL, its own origin."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def _matches(value: str, patterns: Iterable[str]) -> bool:
@@ -33,6 +46,28 @@ class OriginPolicy:
         self.mcp_origins = list(mcp_origins)
         self.site_origins = {origin.rstrip("/") for origin in site_origins}
         self.check_hosts = check_hosts
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> OriginPolicy:
+        """The policy a deployment's settings describe: loopback, the public base URL and the hosts and
+        origins the operator lists."""
+        hosts = list(LOOPBACK_HOSTS)
+        mcp_origins = list(LOOPBACK_ORIGINS)
+        site_origins = [origin.rstrip("/") for origin in settings.allowed_origins]
+        if settings.public_base_url:
+            netloc = urlsplit(settings.public_base_url).netloc
+            hosts += [netloc, f"{netloc.split(':')[0]}:*"] if ":" in netloc else [netloc, f"{netloc}:*"]
+            mcp_origins.append(origin_of(settings.public_base_url))
+            site_origins.append(origin_of(settings.public_base_url))
+        for host in settings.allowed_hosts:
+            hosts += [host] if ":" in host else [host, f"{host}:*"]
+        mcp_origins += [origin.rstrip("/") for origin in settings.allowed_origins]
+        return cls(
+            mcp_hosts=hosts,
+            mcp_origins=mcp_origins,
+            site_origins=site_origins,
+            check_hosts=settings.dns_rebinding_protection,
+        )
 
     def host_known(self, host: str) -> bool:
         """Whether `host` is one of the names the service answers to."""

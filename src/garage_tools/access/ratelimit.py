@@ -46,6 +46,10 @@ class Window:
     limit: int
     seconds: int
 
+    def describe(self) -> str:
+        """The window for people: `60 per minute`, `2,000 per day`, `3 per 15 minutes`."""
+        return f"{self.limit:,} per {describe_span(self.seconds)}"
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Policy:
@@ -67,8 +71,22 @@ class Policy:
             raise ValueError(f"no rate limit in {notation!r}")
         return cls(name, tuple(windows))
 
+    def describe(self) -> str:
+        """The policy for people, as the portal, the agent guide and a 429 say it: `60 per minute, 2,000 per day`."""
+        return ", ".join(window.describe() for window in self.windows)
+
+
+def describe_span(seconds: int) -> str:
+    """A window's length in words: `minute`, `2 hours`, `15 minutes`, `90 seconds`."""
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds % size == 0:
+            count = seconds // size
+            return unit if count == 1 else f"{count} {unit}s"
+    return "second" if seconds == 1 else f"{seconds} seconds"
+
 
 def _span_name(seconds: int) -> str:
+    """The span's part of a window's name, an identifier clients see in `RateLimit-Policy` (not prose)."""
     names = {1: "second", 60: "minute", 3600: "hour", 86400: "day", 2_592_000: "month", 31_536_000: "year"}
     return names.get(seconds, f"{seconds}s")
 
@@ -131,7 +149,7 @@ class Decision:
 
     def error(self) -> RateLimited:
         exhausted = [s for s in self.states if s.remaining <= 0]
-        names = ", ".join(f"{s.window.limit} per {_span_name(s.window.seconds)}" for s in exhausted)
+        names = ", ".join(s.window.describe() for s in exhausted)
         return RateLimited(
             f"Rate limit reached ({names} for this tier). Retry after {self.retry_after} seconds; "
             "an API key raises the limits (see /developers).",

@@ -13,7 +13,7 @@ from garage_tools.imaging.decode import (
     decode_bytes,
     decode_image,
 )
-from garage_tools.imaging.fetch import FetchPolicy, fetch_image, load_image
+from garage_tools.imaging.fetch import FetchPolicy, PhotoInput, fetch_image, load_image
 
 __all__ = [
     "MAX_IMAGE_BYTES",
@@ -22,6 +22,7 @@ __all__ = [
     "DecodedImage",
     "FetchPolicy",
     "ImageInput",
+    "PhotoInput",
     "decode_bytes",
     "decode_image",
     "fetch_image",

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 import httpx
+from pydantic import Field
 
 from garage_tools import __version__
 from garage_tools.errors import (
@@ -43,6 +44,7 @@ from garage_tools.errors import (
     ImageUrlNotImage,
 )
 from garage_tools.imaging.decode import MAX_IMAGE_BYTES, DecodedImage, ImageInput, decode_bytes, decode_image
+from garage_tools.models import InputModel
 
 IPAddress: TypeAlias = ipaddress.IPv4Address | ipaddress.IPv6Address
 #: `resolver(host, port)` -> the addresses (as text) the host name resolves to.
@@ -122,6 +124,27 @@ class _Hop:
         extensions = {} if self.host == str(self.address) else {"sni_hostname": self.host}
         headers = {"Host": host_header, "Accept": "image/*", "Accept-Encoding": "identity"}
         return client.build_request("GET", pinned, headers=headers, extensions=extensions)
+
+
+class PhotoInput(InputModel):
+    """The input fields of a tool that looks at one photo: inline, or by URL (`load_image` reads either)."""
+
+    image: ImageInput | None = Field(
+        default=None,
+        description=(
+            "The photo, inline: `{data, mimeType}` with `data` base64 without a `data:` prefix (JPEG, PNG, WebP "
+            "or GIF; at most 5 MiB and 25 megapixels). Preferred over `imageUrl`."
+        ),
+    )
+    image_url: str | None = Field(
+        default=None,
+        max_length=2048,
+        description=(
+            "An HTTPS URL of the photo, used only when `image` is absent. Fetched from public addresses only, "
+            "port 443, at most 3 redirects, 5 MiB and 10 seconds."
+        ),
+        examples=["https://example.com/garage-door-photo.jpg"],
+    )
 
 
 async def load_image(

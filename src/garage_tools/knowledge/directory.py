@@ -14,12 +14,15 @@ from collections import Counter
 from datetime import date
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints, field_validator, model_validator
 
-from garage_tools.knowledge.loader import DATA_DIR, Knowledge, KnowledgeError, _read
+from garage_tools.knowledge.data_files import DATA_DIR, KnowledgeError, read_data_file
 from garage_tools.knowledge.schemas import DataModel, Key, Text
+
+if TYPE_CHECKING:
+    from garage_tools.knowledge.loader import Knowledge  # the loader reads this module's files at start-up
 
 
 class ServiceType(StrEnum):
@@ -219,17 +222,17 @@ DIRECTORY_FILES: dict[str, type[BaseModel]] = {
 
 def load_sample_partners(directory: Path = DATA_DIR) -> PartnerDirectoryFile:
     """The packaged sample directory of fictional partners (seeded into an empty store)."""
-    return _read(directory, "sample_partners.json", PartnerDirectoryFile)
+    return read_data_file(directory / "sample_partners.json", PartnerDirectoryFile)
 
 
 def load_sample_promotions(directory: Path = DATA_DIR) -> PromotionCatalogFile:
     """The packaged sample promotions, tied to the sample partners."""
-    return _read(directory, "sample_promotions.json", PromotionCatalogFile)
+    return read_data_file(directory / "sample_promotions.json", PromotionCatalogFile)
 
 
 def load_routing_rules(knowledge: Knowledge, directory: Path = DATA_DIR) -> RoutingRules:
     """Read routing.json and check that it names exactly the diagnostic tree's issues."""
-    rules = _read(directory, "routing.json", RoutingRules)
+    rules = read_data_file(directory / "routing.json", RoutingRules)
     missing = sorted(set(knowledge.tree.issues) - set(rules.issue_services))
     extra = sorted(set(rules.issue_services) - set(knowledge.tree.issues))
     if missing or extra:

@@ -23,6 +23,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from pydantic import Field, StringConstraints, ValidationError
 
+from garage_tools.knowledge.data_files import KnowledgeError
 from garage_tools.knowledge.schemas import DataModel, Slug
 
 #: The eleven labs, in the order of the specification (and of the `/labs` index).
@@ -278,7 +279,4 @@ def _line(front_matter: re.Match[str], token: Token) -> int:
 
 
 def _fail(path: Path, message: str) -> NoReturn:
-    # Imported here: the loader imports this module to build `Knowledge`.
-    from garage_tools.knowledge.loader import KnowledgeError
-
     raise KnowledgeError(f"{path}: {message}")

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from garage_tools.knowledge.checklist import InspectionChecklist
+from garage_tools.knowledge.data_files import DATA_DIR, KnowledgeError, read_data_file
 from garage_tools.knowledge.lab_index import SynonymList
 from garage_tools.knowledge.labs import LabLibrary, load_labs
 from garage_tools.knowledge.matcher import SymptomMatcher
@@ -25,8 +25,6 @@ from garage_tools.knowledge.schemas import (
 )
 from garage_tools.knowledge.semantic import SemanticMatcher
 
-DATA_DIR = Path(__file__).parent / "data"
-
 #: Each data file and the schema it must satisfy.
 DATA_FILES: dict[str, type[BaseModel]] = {
     "diagnostic_tree.json": DiagnosticTree,
@@ -38,26 +36,7 @@ DATA_FILES: dict[str, type[BaseModel]] = {
     "lab_synonyms.json": SynonymList,
 }
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
 DerivedT = TypeVar("DerivedT")
-
-
-class KnowledgeError(RuntimeError):
-    """A data file is missing, malformed or inconsistent; the service refuses to start."""
-
-
-def _read(directory: Path, name: str, model: type[ModelT]) -> ModelT:
-    path = directory / name
-    try:
-        raw: Any = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise KnowledgeError(f"{path}: cannot read JSON: {exc}") from exc
-    if isinstance(raw, dict):
-        raw.pop("$schema", None)
-    try:
-        return model.model_validate(raw)
-    except ValidationError as exc:
-        raise KnowledgeError(f"{path}: does not match its schema:\n{exc}") from exc
 
 
 @dataclass(frozen=True)
@@ -100,7 +79,7 @@ class Knowledge:
 @lru_cache(maxsize=1)
 def packaged_tree() -> DiagnosticTree:
     """The packaged diagnostic tree, read on first use (input schemas and validators need its keys)."""
-    return _read(DATA_DIR, "diagnostic_tree.json", DiagnosticTree)
+    return read_data_file(DATA_DIR / "diagnostic_tree.json", DiagnosticTree)
 
 
 def packaged_issue_keys() -> tuple[str, ...]:
@@ -111,20 +90,20 @@ def packaged_issue_keys() -> tuple[str, ...]:
 @lru_cache(maxsize=1)
 def packaged_checklist() -> InspectionChecklist:
     """The packaged inspection checklist, read on first use (the input schema lists its item ids)."""
-    return _read(DATA_DIR, "inspection_items.json", InspectionChecklist)
+    return read_data_file(DATA_DIR / "inspection_items.json", InspectionChecklist)
 
 
 def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:
     """Read every data file, validate it against its schema and check the files agree."""
     knowledge = Knowledge(
-        tree=_read(directory, "diagnostic_tree.json", DiagnosticTree),
-        costs=_read(directory, "costs.json", CostCatalog),
-        door_styles=_read(directory, "door_styles.json", DoorStyleCatalog),
-        checklist=_read(directory, "inspection_items.json", InspectionChecklist),
-        exemplars=_read(directory, "symptom_exemplars.json", SymptomExemplars),
-        openers=_read(directory, "openers.json", OpenerCatalog),
+        tree=read_data_file(directory / "diagnostic_tree.json", DiagnosticTree),
+        costs=read_data_file(directory / "costs.json", CostCatalog),
+        door_styles=read_data_file(directory / "door_styles.json", DoorStyleCatalog),
+        checklist=read_data_file(directory / "inspection_items.json", InspectionChecklist),
+        exemplars=read_data_file(directory / "symptom_exemplars.json", SymptomExemplars),
+        openers=read_data_file(directory / "openers.json", OpenerCatalog),
         labs=load_labs(directory / "labs"),
-        lab_synonyms=_read(directory, "lab_synonyms.json", SynonymList),
+        lab_synonyms=read_data_file(directory / "lab_synonyms.json", SynonymList),
     )
     missing = sorted(set(knowledge.tree.issues) - set(knowledge.costs.issues))
     extra = sorted(set(knowledge.costs.issues) - set(knowledge.tree.issues))

@@ -16,7 +16,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field, model_validator
 
 from garage_tools.knowledge.checklist import ChecklistItem, InspectionChecklist
-from garage_tools.knowledge.loader import DATA_DIR, KnowledgeError, _read
+from garage_tools.knowledge.data_files import DATA_DIR, KnowledgeError, read_data_file
 from garage_tools.knowledge.matcher import words
 from garage_tools.knowledge.schemas import DataModel, Slug, Text
 
@@ -84,4 +84,4 @@ class PartFinder:
 @lru_cache(maxsize=1)
 def packaged_part_words() -> PartWords:
     """The packaged part words, read on first use (like the diagnostic tree's keys)."""
-    return _read(DATA_DIR, "part_words.json", PartWords)
+    return read_data_file(DATA_DIR / "part_words.json", PartWords)

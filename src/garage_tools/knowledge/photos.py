@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field, StringConstraints, model_validator
 from garage_tools.errors import ImageRejected
 from garage_tools.imaging.decode import decode_bytes
 from garage_tools.knowledge.checklist import REFERENCE_PHOTO_ITEM_IDS, ReferencePhotoItem
-from garage_tools.knowledge.loader import DATA_DIR, KnowledgeError, _read
+from garage_tools.knowledge.data_files import DATA_DIR, KnowledgeError, read_data_file
 from garage_tools.knowledge.schemas import DataModel, Text
 
 PACKAGED_MANIFEST = DATA_DIR / "photos" / "manifest.json"
@@ -140,7 +140,7 @@ class PhotoLibrary:
     def load(cls, manifest_path: Path) -> PhotoLibrary:
         """Read and check a manifest and every photo it names, or raise `KnowledgeError` saying what is wrong."""
         manifest_path = manifest_path.expanduser().resolve()
-        manifest = _read(manifest_path.parent, manifest_path.name, PhotoManifest)
+        manifest = read_data_file(manifest_path, PhotoManifest)
         root = manifest_path.parent
         return cls(manifest_path, manifest, [_photo(root, entry) for entry in manifest.photos])
 

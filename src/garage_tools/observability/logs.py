@@ -85,7 +85,7 @@ def log_config(level: str, log_format: LogFormat) -> dict[str, Any]:
     config = copy.deepcopy(LOGGING_CONFIG)
     config["filters"] = {
         "request_id": {"()": "garage_tools.observability.logs.RequestIdFilter"},
-        "redact": {"()": "garage_tools.log_redaction.RedactSecrets"},
+        "redact": {"()": "garage_tools.observability.redaction.RedactSecrets"},
     }
     for handler in config["handlers"].values():
         handler["filters"] = ["request_id", "redact"]

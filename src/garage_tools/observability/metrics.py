@@ -2,7 +2,7 @@
 
 Every metric is defined here, once per process, with the official `prometheus_client`. With several
 worker processes, `serve` points `PROMETHEUS_MULTIPROC_DIR` at a directory they all write to and
-`/metrics` adds their files up (see `observability.scrape`); nothing here changes for that.
+`/metrics` adds their files up (see `surfaces/scrape.py`); nothing here changes for that.
 
 Recording is kept off the request's critical cost: a tool endpoint's request costs one dictionary
 lookup for its labelled child and one `observe()`. Everything else (rate-limit refusals, provider

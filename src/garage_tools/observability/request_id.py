@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 from starlette.types import Scope
 
+from garage_tools.headers import RequestHeaders
+
 HEADER = b"x-request-id"
 SCOPE_KEY = "garage_tools.request"
 MAX_LENGTH = 128
@@ -67,20 +69,14 @@ def begin_request(scope: Scope) -> RequestRecord:
 
     The record is also kept in the scope, so an inner layer can tell that an outer one began it.
     """
-    request_id = None
-    for name, value in scope["headers"]:
-        if name == HEADER:
-            request_id = accepted_request_id(value)
-            break
-    record = RequestRecord(request_id or new_request_id())
+    record = RequestRecord(accepted_request_id(RequestHeaders.of(scope).request_id) or new_request_id())
     scope[SCOPE_KEY] = record
     _current.set(record)
     return record
 
 
-def accepted_request_id(value: bytes) -> str | None:
+def accepted_request_id(value: str | None) -> str | None:
     """`value` as the request id when it is a sane token, else None."""
-    if len(value) > MAX_LENGTH:
+    if value is None or len(value) > MAX_LENGTH:
         return None
-    text = value.decode("latin-1").strip()
-    return text if _VALID.fullmatch(text) else None
+    return value if _VALID.fullmatch(value) else None

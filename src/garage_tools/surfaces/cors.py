@@ -2,9 +2,8 @@
 
 The REST tools are meant to be called from any web page (contractor widgets, pages opened from
 disk with `Origin: null`), and no credentials ride on cookies, so `Access-Control-Allow-Origin: *`
-is the whole policy. Requests without an `Origin` header (servers, agents) pass straight through,
-which keeps the hot path free of header parsing. The MCP endpoints apply their own Origin
-allow-list on top (DNS-rebinding protection).
+is the whole policy. Requests without an `Origin` header (servers, agents) pass straight through.
+The MCP endpoints apply their own Origin allow-list on top (DNS-rebinding protection).
 """
 
 from __future__ import annotations
@@ -12,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from garage_tools.headers import RequestHeaders
 
 
 class OpenCors:
@@ -41,16 +42,11 @@ class OpenCors:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        has_origin = preflight = False
-        for name, _ in scope["headers"]:
-            if name == b"origin":
-                has_origin = True
-            elif name == b"access-control-request-method":
-                preflight = True
-        if not has_origin:
+        headers = RequestHeaders.of(scope)
+        if headers.origin is None:
             await self.app(scope, receive, send)
             return
-        if preflight and scope["method"] == "OPTIONS":
+        if headers.preflight and scope["method"] == "OPTIONS":
             await send({"type": "http.response.start", "status": 204, "headers": self.preflight_headers})
             await send({"type": "http.response.body", "body": b""})
             return

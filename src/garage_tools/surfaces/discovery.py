@@ -1,4 +1,4 @@
-"""What a newcomer (person or agent) reads first: the `/api/v1` index, `/llms.txt`, `/openapi.json`, `/privacy`.
+"""What a newcomer (person or agent) reads first: the `/api/v1` index, `/llms.txt`, `/openapi.json`.
 
 All of it is generated from the registry, so a new tool shows up here with no edit. `/docs` now redirects to
 the interactive reference at `/developers/api` (see web/docs.py, with the changelog and the agent guide).
@@ -21,7 +21,6 @@ from garage_tools.services import Services
 from garage_tools.store.database import RETRY_AFTER
 from garage_tools.surfaces.openapi import openapi_document
 from garage_tools.surfaces.responses import error_response, json_response
-from garage_tools.web.pages import render
 
 API_REFERENCE = "/developers/api"
 
@@ -85,17 +84,17 @@ def llms_txt(registry: Registry, base: str) -> str:
 
 
 class Discovery:
-    def __init__(self, services: Services, registry: Registry, base_url: Callable[[Scope, str | None], str]) -> None:
+    def __init__(self, services: Services, registry: Registry, base_url: Callable[[Scope], str]) -> None:
         self.services = services
         self.registry = registry
         self.base_url = base_url
         self._openapi: dict[str, bytes] = {}
 
     async def index(self, request: Request) -> Response:
-        return json_response(tool_index(self.registry, self.base_url(request.scope, None)))
+        return json_response(tool_index(self.registry, self.base_url(request.scope)))
 
     async def openapi(self, request: Request) -> Response:
-        base = self.base_url(request.scope, None)
+        base = self.base_url(request.scope)
         body = self._openapi.get(base)
         if body is None:
             response = json_response(openapi_document(self.registry, base))
@@ -105,14 +104,11 @@ class Discovery:
         return Response(body, media_type="application/json")
 
     async def llms(self, request: Request) -> Response:
-        return PlainTextResponse(llms_txt(self.registry, self.base_url(request.scope, None)))
+        return PlainTextResponse(llms_txt(self.registry, self.base_url(request.scope)))
 
     async def docs(self, request: Request) -> Response:
         """The old docs page's address: the interactive reference replaces it (308 keeps the method)."""
         return RedirectResponse(API_REFERENCE, status_code=308)
-
-    async def privacy(self, request: Request) -> Response:
-        return render(request, "privacy.html")
 
     async def health(self, request: Request) -> Response:
         return json_response({"status": "ok", "version": __version__, "tools": len(self.registry)})

@@ -5,7 +5,7 @@ worker can answer any request, on both protocol revisions (2025-11-25 with its h
 2026-07-28 without). Tool listings and schemas come from the registry; calls go through
 `invoke`, and errors become `isError` results carrying the envelope REST returns. Each lab is
 also a resource, `lab://<slug>` (mcp_resources.py), on both endpoints. The access
-gate in front (access/gate.py) has settled the caller, Host/Origin, body and limits; plain
+gate in front (surfaces/gate.py) has settled the caller, Host/Origin, body and limits; plain
 `tools/call` requests (and `tools/list` on the handshake revisions) are answered by the fast
 path in `mcp_fast.py`.
 """
@@ -28,11 +28,10 @@ from starlette.types import ASGIApp, Message, Send
 
 from garage_tools import __version__
 from garage_tools.access.body import replay
-from garage_tools.access.gate import Admitted, unsupported_protocol_version
-from garage_tools.errors import ServiceError
-from garage_tools.registry import AuthPolicy, Registry, Tool, invoke
+from garage_tools.registry import AuthPolicy, Registry, Tool
 from garage_tools.services import Services
-from garage_tools.surfaces.mcp_encoding import SERVER_REFUSED, error_result, jsonrpc_error, tool_result
+from garage_tools.surfaces.gate import Admitted, unsupported_protocol_version
+from garage_tools.surfaces.mcp_encoding import call_result, jsonrpc_error, refusal
 from garage_tools.surfaces.mcp_fast import LISTING_TTL_MS, FastPath, plain_message
 from garage_tools.surfaces.mcp_resources import lab_resources, read_lab
 from garage_tools.surfaces.responses import send_json
@@ -92,13 +91,7 @@ def build_server(registry: Registry, services: Services) -> Server[Any]:
         if request is None or _ADMITTED not in request.scope:
             raise MCPError(code=types.INTERNAL_ERROR, message="The request did not pass the access gate.")
         admitted: Admitted = request.scope[_ADMITTED]
-        try:
-            if admitted.denial is not None:
-                raise admitted.denial
-            context = services.tool_context(admitted.caller, admitted.base_url, admitted.headers.idempotency_key)
-            result = tool_result(await invoke(registry, params.name, params.arguments or {}, context))
-        except ServiceError as error:
-            result = error_result(error)
+        result = await call_result(admitted, params.name, params.arguments or {}, registry, services)
         return types.CallToolResult.model_validate(result)
 
     labs = services.knowledge.labs
@@ -157,9 +150,7 @@ class McpSurface:
             return
         if request.denial is not None and request.tool is None and request_id is not None:
             # A handshake or listing over the protocol guard's limit (tool calls answer as tool errors).
-            envelope = request.denial.envelope()
-            body = jsonrpc_error(request_id, SERVER_REFUSED, request.denial.message, envelope)
-            await send_json(send, 200, body, request.response_headers)
+            await send_json(send, 200, refusal(request_id, request.denial), request.response_headers)
             return
         if self.fast is not None and (plain := plain_message(request)) is not None:
             await self.fast(request, plain, send)

@@ -1,7 +1,10 @@
-"""The one encoding of tool results and errors on MCP, shared by the SDK path and the fast path."""
+"""MCP tool calls, one way for the SDK path and the fast path: an admitted `tools/call` is refused or run
+(`call_result`), and its result or error encoded, each in one function.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -9,10 +12,25 @@ from pydantic import BaseModel
 
 from garage_tools.errors import ServiceError
 from garage_tools.models import inline_images
-from garage_tools.registry import FrozenMemo, dump
+from garage_tools.registry import FrozenMemo, Registry, dump, invoke
+from garage_tools.services import Services
+from garage_tools.surfaces.gate import Admitted
 
 #: JSON-RPC code for a refusal that is not about the message itself (implementation-defined range).
 SERVER_REFUSED = -32000
+
+
+async def call_result(
+    request: Admitted, name: str, arguments: Mapping[str, Any], registry: Registry, services: Services
+) -> dict[str, Any]:
+    """The `CallToolResult` of an admitted call: the gate's refusal, or the tool's result or error, encoded."""
+    try:
+        if request.denial is not None:
+            raise request.denial
+        context = services.tool_context(request.caller, request.base_url, request.headers.idempotency_key)
+        return tool_result(await invoke(registry, name, arguments, context))
+    except ServiceError as error:
+        return error_result(error)
 
 
 def tool_result(result: BaseModel) -> dict[str, Any]:
@@ -59,6 +77,12 @@ def _without_image_bytes(value: Any, blobs: set[str | None]) -> Any:
 def error_result(error: ServiceError) -> dict[str, Any]:
     """A `CallToolResult` with `isError` and the error envelope REST would send, as text."""
     return {"content": [{"type": "text", "text": orjson.dumps(error.envelope()).decode()}], "isError": True}
+
+
+def refusal(request_id: Any, error: ServiceError) -> bytes:
+    """A JSON-RPC error for a message the gate refused that is not a tool call (a handshake or listing over its
+    limit): the envelope REST would send, as the error's data."""
+    return jsonrpc_error(request_id, SERVER_REFUSED, error.message, error.envelope())
 
 
 def jsonrpc_error(request_id: Any, code: int, message: str, data: Any = None) -> bytes:

@@ -25,11 +25,10 @@ import mcp_types as types
 import orjson
 from starlette.types import Send
 
-from garage_tools.access.gate import Admitted
-from garage_tools.errors import ServiceError
-from garage_tools.registry import Registry, invoke
+from garage_tools.registry import Registry
 from garage_tools.services import Services
-from garage_tools.surfaces.mcp_encoding import error_result, tool_result
+from garage_tools.surfaces.gate import Admitted
+from garage_tools.surfaces.mcp_encoding import call_result
 from garage_tools.surfaces.responses import send_json
 
 #: The per-request revision: routing headers and `_meta` on every message, no handshake.
@@ -194,13 +193,7 @@ class FastPath:
 
     async def _call(self, request: Admitted, message: PlainMessage) -> dict[str, Any]:
         assert request.tool is not None
-        try:
-            if request.denial is not None:
-                raise request.denial
-            context = self.services.tool_context(request.caller, request.base_url, request.headers.idempotency_key)
-            result = tool_result(await invoke(self.registry, request.tool.name, message.arguments, context))
-        except ServiceError as error:
-            result = error_result(error)
+        result = await call_result(request, request.tool.name, message.arguments, self.registry, self.services)
         if message.revision == REVISION:
             result["resultType"] = "complete"
             result["_meta"] = self.meta

@@ -18,8 +18,21 @@ def json_response(data: Any, status: int = 200, headers: dict[str, str] | None =
     return Response(orjson.dumps(data), status_code=status, headers=headers, media_type=JSON)
 
 
+def encode_error(error: ServiceError) -> tuple[bytes, list[tuple[bytes, bytes]]]:
+    """The error as an HTTP response's body (the envelope) and headers (its media type, length and the error's
+    own, such as `Retry-After`): the one encoding of an error over HTTP, for every way one is sent."""
+    body = orjson.dumps(error.envelope())
+    headers = [_JSON, (b"content-length", str(len(body)).encode())]
+    headers += [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in error.headers.items()]
+    return body, headers
+
+
 def error_response(error: ServiceError) -> Response:
-    return json_response(error.envelope(), status=error.status, headers=error.headers or None)
+    """The error as a Starlette response, for routes Starlette answers."""
+    body, headers = encode_error(error)
+    response = Response(body, status_code=error.status)
+    response.raw_headers = headers
+    return response
 
 
 async def send_json(send: Send, status: int, body: bytes, extra: list[tuple[bytes, bytes]] | None = None) -> None:
@@ -31,9 +44,10 @@ async def send_json(send: Send, status: int, body: bytes, extra: list[tuple[byte
 
 
 async def send_error(error: ServiceError, send: Send, extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    """The error envelope as an HTTP response: the one encoding of an error over HTTP."""
-    headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in error.headers.items()]
+    """The error as raw ASGI messages (the hot paths), with `extra` headers the error does not set itself."""
+    body, headers = encode_error(error)
     if extra:
         named = {name for name, _ in headers}
         headers += [header for header in extra if header[0] not in named]
-    await send_json(send, error.status, orjson.dumps(error.envelope()), headers)
+    await send({"type": "http.response.start", "status": error.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from starlette.types import Send
 
-from garage_tools.access.gate import Admitted
 from garage_tools.errors import ServiceError
 from garage_tools.registry import Registry, dump_json, invoke
 from garage_tools.services import Services
+from garage_tools.surfaces.gate import Admitted
 from garage_tools.surfaces.responses import send_error, send_json
 
 

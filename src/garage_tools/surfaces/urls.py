@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.types import Scope
 
 from garage_tools.access.origins import OriginPolicy
+from garage_tools.headers import RequestHeaders
 from garage_tools.settings import Settings
 
 
@@ -33,11 +34,10 @@ class BaseUrl:
                 self._known[host] = known
         return known
 
-    def __call__(self, scope: Scope, host: str | None) -> str:
+    def __call__(self, scope: Scope) -> str:
         if self.fixed:
             return self.fixed
-        if host is None:
-            host = next((v.decode("latin-1").strip() for k, v in scope["headers"] if k == b"host"), None)
+        host = RequestHeaders.of(scope).host
         if host is None or not self._host_known(host):
             server = scope.get("server") or ("localhost", None)
             host = server[0] if server[1] in (None, 80, 443) else f"{server[0]}:{server[1]}"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 import re
 from enum import StrEnum
+from typing import Annotated
 
-from pydantic import Field, field_validator
+from pydantic import AfterValidator, Field, StringConstraints, field_validator
 
 from garage_tools.errors import FieldProblem, InvalidArguments
 from garage_tools.knowledge.loader import Knowledge, packaged_issue_keys, packaged_tree
@@ -38,6 +39,16 @@ def parse_door_size(text: str) -> tuple[float, float]:
     return float(found.group(1)), float(found.group(2))
 
 
+def _door_size(text: str) -> str:
+    parse_door_size(text)
+    return text
+
+
+#: A door size as the tools take it. `DOOR_SIZE_PATTERN` is published in each field's schema; the check
+#: here gives the refusal a message people can read.
+DoorSizeText = Annotated[str, StringConstraints(max_length=20), AfterValidator(_door_size)]
+
+
 class CostEstimateInput(InputModel):
     issue_key: str = Field(
         min_length=1,
@@ -51,9 +62,8 @@ class CostEstimateInput(InputModel):
         # The enum is read from the data file when a schema is generated (not at import).
         json_schema_extra=lambda schema: schema.update(enum=list(packaged_issue_keys())),
     )
-    door_size: str | None = Field(
+    door_size: DoorSizeText | None = Field(
         default=None,
-        max_length=20,
         json_schema_extra={"pattern": DOOR_SIZE_PATTERN},
         description="Door size `<width>x<height>` in feet, e.g. `16x7` (double) or `9x7` (single); default single-car.",
         examples=["16x7"],
@@ -72,14 +82,6 @@ class CostEstimateInput(InputModel):
         tree = packaged_tree()
         if value not in tree.issues:
             raise ValueError(unknown_issue_message(value, tree))
-        return value
-
-    @field_validator("door_size")
-    @classmethod
-    def _valid_size(cls, value: str | None) -> str | None:
-        # The pattern is published in the schema; checked here for a message people can read.
-        if value is not None:
-            parse_door_size(value)
         return value
 
 

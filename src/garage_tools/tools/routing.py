@@ -29,7 +29,7 @@ from garage_tools.partners.index import Listing, Serving
 from garage_tools.partners.service import Partners
 from garage_tools.registry import Tool, ToolContext
 from garage_tools.store.partners import Lead
-from garage_tools.tools.cost import DOOR_SIZE_PATTERN, parse_door_size
+from garage_tools.tools.cost import DOOR_SIZE_PATTERN, DoorSizeText
 
 MAX_ALTERNATIVES = 2
 
@@ -84,9 +84,8 @@ class RouteByZipInput(InputModel):
         examples=["broken_spring", "wont_close"],
         json_schema_extra=_publish_issue_enum,
     )
-    door_size: str | None = Field(
+    door_size: DoorSizeText | None = Field(
         default=None,
-        max_length=20,
         json_schema_extra={"pattern": DOOR_SIZE_PATTERN},
         description="Door size `<width>x<height>` in feet, e.g. `16x7`; passed on with the lead.",
         examples=["16x7"],
@@ -103,13 +102,6 @@ class RouteByZipInput(InputModel):
     @classmethod
     def _known_issue(cls, value: str | None) -> str | None:
         return check_issue_or_symptom(value, "issue")
-
-    @field_validator("door_size")
-    @classmethod
-    def _valid_size(cls, value: str | None) -> str | None:
-        if value is not None:
-            parse_door_size(value)
-        return value
 
 
 class PartnerCard(OutputModel):

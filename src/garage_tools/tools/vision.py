@@ -21,17 +21,18 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from garage_tools.imaging.decode import DecodedImage, ImageInput
-from garage_tools.imaging.fetch import load_image
+from garage_tools.access.limits import UsageCap
+from garage_tools.imaging.decode import DecodedImage
+from garage_tools.imaging.fetch import PhotoInput, load_image
 from garage_tools.imaging.for_models import PHOTO_TOOL_BODY_BYTES, for_model
 from garage_tools.imaging.quality import PhotoQuality, assess
 from garage_tools.knowledge.checklist import REFERENCE_PHOTO_ITEM_IDS, ChecklistItem, ReferencePhotoItem
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.parts import PartFinder, packaged_part_words
 from garage_tools.knowledge.schemas import Confidence, DiyRisk, Issue, Urgency
-from garage_tools.models import InputModel, OutputModel
+from garage_tools.models import OutputModel
 from garage_tools.providers.base import VisionModel
-from garage_tools.registry import Annotations, Tool, ToolContext, UsageCap
+from garage_tools.registry import Annotations, Tool, ToolContext
 
 OFFLINE_METHOD = "offline-heuristic"
 EXPLANATION_CHARS = 1200
@@ -44,23 +45,7 @@ class VerdictSeverity(StrEnum):
     UNKNOWN = "UNKNOWN"  # the condition could not be judged
 
 
-class VisualDiagnoseInput(InputModel):
-    image: ImageInput | None = Field(
-        default=None,
-        description=(
-            "The photo, inline: `{data, mimeType}` with `data` base64 without a `data:` prefix (JPEG, PNG, WebP "
-            "or GIF; at most 5 MiB and 25 megapixels). Preferred over `imageUrl`."
-        ),
-    )
-    image_url: str | None = Field(
-        default=None,
-        max_length=2048,
-        description=(
-            "An HTTPS URL of the photo, used only when `image` is absent. Fetched from public addresses only, "
-            "port 443, at most 3 redirects, 5 MiB and 10 seconds."
-        ),
-        examples=["https://example.com/garage-spring.jpg"],
-    )
+class VisualDiagnoseInput(PhotoInput):
     description: str | None = Field(
         default=None,
         max_length=2000,

@@ -9,13 +9,13 @@ never change or reuse one.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from garage_tools.knowledge.data_files import read_data_file, schema_for
 from garage_tools.web.markup import text_html
 
 CONTENT = Path(__file__).parent / "content"
@@ -82,29 +82,14 @@ class Changelog(BaseModel):
         return sorted(self.entries, key=lambda entry: entry.date, reverse=True)  # stable: file order within a day
 
 
-class ChangelogError(RuntimeError):
-    """The changelog file is missing or malformed; the service refuses to start."""
-
-
 def load_changelog(path: Path = CHANGELOG_FILE) -> Changelog:
-    try:
-        raw: Any = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ChangelogError(f"{path}: cannot read JSON: {exc}") from exc
-    if isinstance(raw, dict):
-        raw.pop("$schema", None)
-    try:
-        return Changelog.model_validate(raw)
-    except ValidationError as exc:
-        raise ChangelogError(f"{path}: does not match its schema:\n{exc}") from exc
+    """The changelog, read and checked; `KnowledgeError` (the service refuses to start) when it is bad."""
+    return read_data_file(path, Changelog)
 
 
 def changelog_schema() -> dict[str, Any]:
     """The JSON Schema of the changelog file, as `content/changelog.schema.json` holds it for editors."""
-    schema: dict[str, Any] = Changelog.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema.setdefault("properties", {})["$schema"] = {"type": "string"}
-    return schema
+    return schema_for(Changelog)
 
 
 def json_feed(changelog: Changelog, base: str) -> dict[str, Any]:

@@ -22,8 +22,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
 from garage_tools.access.caller import Tier
-from garage_tools.access.gate import Access
-from garage_tools.access.ratelimit import Policy
+from garage_tools.access.policy import Access
 from garage_tools.errors import ALL_ERRORS
 from garage_tools.registry import AuthPolicy, Registry, Tool
 from garage_tools.surfaces.responses import json_response
@@ -112,23 +111,14 @@ def _type_name(spec: dict[str, Any], schema: dict[str, Any]) -> str:
     return " or ".join(names) or "any"
 
 
-def describe_policy(policy: Policy) -> str:
-    """`60 per minute, 2000 per day`."""
-    return ", ".join(f"{window.limit} per {_span(window.seconds)}" for window in policy.windows)
-
-
-def _span(seconds: int) -> str:
-    names = {1: "second", 60: "minute", 3600: "hour", 86400: "day"}
-    return names.get(seconds, f"{seconds} seconds")
-
-
 class DocsPages:
-    def __init__(self, access: Access, changelog: Changelog) -> None:
+    def __init__(self, access: Access, registry: Registry, changelog: Changelog) -> None:
         self.access = access
+        self.registry = registry
         self.changelog = changelog
 
     def _base(self, request: Request) -> str:
-        return self.access.base_url(request.scope, None)
+        return self.access.base_url(request.scope)
 
     async def api_reference(self, request: Request) -> Response:
         return render(request, "api_reference.html", {"base": self._base(request)}, headers=API_REFERENCE_HEADERS)
@@ -148,24 +138,24 @@ class DocsPages:
     async def agent_guide(self, request: Request) -> Response:
         limits = self.access.limits
         caps = [
-            (tool_name, describe_policy(policy))
+            (tool_name, policy.describe())
             for (tool_name, tier), policy in limits.tool_caps.items()
             if tier is Tier.PUBLIC
         ]
         context = {
             "base": self._base(request),
-            "guides": tool_guides(self.access.registry),
-            "public_limits": describe_policy(limits.public),
-            "pro_limits": describe_policy(limits.pro),
+            "guides": tool_guides(self.registry),
+            "public_limits": limits.public.describe(),
+            "pro_limits": limits.pro.describe(),
             "caps": caps,
             "errors": [(error.code, error.status) for error in ALL_ERRORS],
         }
         return render(request, "ai.html", context)
 
 
-def docs_routes(access: Access, changelog: Changelog | None = None) -> list[BaseRoute]:
+def docs_routes(access: Access, registry: Registry, changelog: Changelog | None = None) -> list[BaseRoute]:
     """The routes of these pages. Reads and validates the changelog now, so a bad entry stops start-up."""
-    pages = DocsPages(access, changelog or load_changelog())
+    pages = DocsPages(access, registry, changelog or load_changelog())
     return [
         Route("/developers/api", pages.api_reference, methods=["GET"]),
         # Compressed: the Swagger UI bundle is about 1.5 MB as it ships, about a quarter of that gzipped.

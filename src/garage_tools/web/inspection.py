@@ -14,10 +14,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from garage_tools.access.gate import Access
+from garage_tools.access.policy import Access
 from garage_tools.errors import NotFound, ServiceError
 from garage_tools.knowledge.checklist import ChecklistItem, InspectionChecklist
-from garage_tools.log_redaction import redact_paths_in_access_log
+from garage_tools.observability.redaction import redact_paths_in_access_log
 from garage_tools.registry import dump
 from garage_tools.services import Services
 from garage_tools.store.inspections import InspectionRepository
@@ -92,7 +92,7 @@ class InspectionPages:
         stored = await self.reports.get(report_id) if REPORT_ID.match(report_id) else None
         if stored is None:
             raise NotFound("No inspection report at this address. Check the link in your e-mail.")
-        return public_report(stored, self.access.base_url(request.scope, request.headers.get("host")))
+        return public_report(stored, self.access.base_url(request.scope))
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from garage_tools.access.gate import Access
+from garage_tools.access.policy import Access
+from garage_tools.headers import RequestHeaders
 from garage_tools.knowledge.labs import (
     PREVIEW_DIR,
     PREVIEW_HEIGHT,
@@ -125,7 +126,7 @@ class LabPages:
         self.previews = previews
 
     def _base(self, request: Request) -> str:
-        return self.access.base_url(request.scope, None)
+        return self.access.base_url(request.scope)
 
     async def index(self, request: Request) -> Response:
         base = self._base(request)
@@ -158,7 +159,7 @@ class LabPages:
         if found is None:
             raise HTTPException(status_code=404)
         headers = {"ETag": found.etag, "Cache-Control": PREVIEW_CACHE, "X-Content-Type-Options": "nosniff"}
-        listed = _etags(request.headers.get("if-none-match", ""))
+        listed = _etags(RequestHeaders.of(request.scope).if_none_match)
         if found.etag in listed or "*" in listed:
             return Response(status_code=304, headers=headers)
         return Response(found.body, media_type="image/png", headers=headers)

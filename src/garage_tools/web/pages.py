@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from garage_tools import __version__
+from garage_tools.headers import RequestHeaders
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
@@ -50,5 +51,5 @@ def render(
 
 def wants_html(request: Request) -> bool:
     """A browser navigating (Accept lists text/html first-class), not an API client."""
-    accept = request.headers.get("accept", "")
+    accept = RequestHeaders.of(request.scope).accept
     return "text/html" in accept and "application/json" not in accept.split(",", 1)[0]

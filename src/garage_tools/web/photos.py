@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from garage_tools.headers import RequestHeaders
 from garage_tools.knowledge.photos import PHOTOS_PATH, PhotoLibrary
 
 VERSIONED_CACHE = "public, max-age=31536000, immutable"
@@ -35,7 +36,7 @@ class PhotoFiles:
             "X-Content-Type-Options": "nosniff",
             "Cross-Origin-Resource-Policy": "cross-origin",
         }
-        if etag in {tag.strip() for tag in request.headers.get("if-none-match", "").split(",")}:
+        if etag in {tag.strip() for tag in RequestHeaders.of(request.scope).if_none_match.split(",")}:
             return Response(status_code=304, headers=headers)
         return Response(photo.data, media_type=photo.mime_type, headers=headers)
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import functools
 
-import orjson
 from uvicorn._types import ASGIReceiveCallable, ASGISendCallable, Scope
 from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
@@ -27,6 +26,7 @@ from uvicorn.server import ServerState
 
 from garage_tools.errors import RequestHeadersTooLarge, RequestTimeout, ServiceError, ServiceUnavailable
 from garage_tools.settings import Settings
+from garage_tools.surfaces.responses import encode_error
 
 #: h11's own default, for when uvicorn's `h11_max_incomplete_event_size` is not set.
 DEFAULT_MAX_HEAD_BYTES = 16 * 1024
@@ -42,14 +42,8 @@ def header_timeout_seconds() -> float:
 
 def envelope_response(error: ServiceError) -> tuple[list[tuple[bytes, bytes]], bytes]:
     """Headers and body of a `Connection: close` response carrying the error envelope."""
-    body = orjson.dumps(error.envelope())
-    headers = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(body)).encode()),
-        (b"connection", b"close"),
-        *((name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in error.headers.items()),
-    ]
-    return headers, body
+    body, headers = encode_error(error)
+    return [*headers, (b"connection", b"close")], body
 
 
 async def refuse_over_capacity(scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable) -> None:
@@ -62,7 +56,7 @@ async def refuse_over_capacity(scope: Scope, receive: ASGIReceiveCallable, send:
 class BoundedHttpProtocol(HttpToolsProtocol):
     """`HttpToolsProtocol` with a deadline and a size cap on every request head.
 
-    Select it with `uvicorn.run(..., http="garage_tools.connection_limits:BoundedHttpProtocol")`.
+    Select it with `uvicorn.run(..., http="garage_tools.surfaces.connection_limits:BoundedHttpProtocol")`.
     """
 
     def __init__(

@@ -1,33 +1,34 @@
-"""The developer portal at `/developers`: what the tiers give, magic-link sign-in, and a key dashboard.
+"""The developer portal's pages at `/developers`: landing, sign-in, the key dashboard.
 
 Handlers only translate between forms and the services: sign-in, sessions and CSRF tokens live in
-`access.sessions`, keys in `access.keys`. Every POST is checked the same way before it is read
-further: its `Origin` (when the browser sends one) must be the service's own, and its form must
-carry the right token. Cookies are scoped to `/developers`, so the API endpoints never see them.
+`sessions.py`, reading and checking forms in `forms.py`, keys in `access.keys`. Cookies are scoped to
+`/developers`, so the API endpoints never see them.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import re
-import unicodedata
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from garage_tools.access.gate import Access
-from garage_tools.access.headers import RequestHeaders
 from garage_tools.access.keys import IssuedKey
-from garage_tools.access.ratelimit import Policy
-from garage_tools.access.sessions import (
+from garage_tools.access.policy import Access
+from garage_tools.errors import ServiceError
+from garage_tools.headers import RequestHeaders
+from garage_tools.observability.redaction import redact_paths_in_access_log
+from garage_tools.registry import Registry
+from garage_tools.services import Services
+from garage_tools.store.portal import PortalRepository
+from garage_tools.web.pages import render
+from garage_tools.web.portal.forms import FORGED, MAX_KEY_NAME, Refused, check_origin, clean_key_name, read_form
+from garage_tools.web.portal.mail import magic_link_mail
+from garage_tools.web.portal.sessions import (
     LINK_LIFETIME,
     SESSION_LIFETIME,
     DeveloperSession,
@@ -36,14 +37,7 @@ from garage_tools.access.sessions import (
     normalise_email,
     tokens_match,
 )
-from garage_tools.errors import ServiceError
-from garage_tools.log_redaction import redact_paths_in_access_log
-from garage_tools.mail import Mail
-from garage_tools.registry import AuthPolicy, Registry
-from garage_tools.services import Services
-from garage_tools.settings import Settings
-from garage_tools.store.portal import PortalRepository
-from garage_tools.web.pages import TEMPLATES, render
+from garage_tools.web.portal.tiers import describe_tiers
 
 log = logging.getLogger(__name__)
 
@@ -51,114 +45,9 @@ SESSION_COOKIE = "gt_session"
 FORM_COOKIE = "gt_form"  # the pre-session CSRF token (double submit)
 COOKIE_PATH = "/developers"
 CONFIRM_PATH = "/developers/confirm/"
-MAX_FORM_BYTES = 4096
 MAX_ACTIVE_KEYS = 10
-MAX_KEY_NAME = 100
 NO_STORE = {"Cache-Control": "no-store"}
 _KEY_ID = re.compile(r"^[A-Za-z0-9]{1,16}$")
-
-FORGED = "This form did not come from this site, or it has gone stale. Go back, reload the page and try again."
-
-_mail_templates = Environment(
-    loader=FileSystemLoader(TEMPLATES / "portal" / "email"),
-    autoescape=select_autoescape(["html"]),
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-
-
-class Refused(Exception):
-    """A POST the portal will not act on: from another site, with a forged or stale form, or signed out."""
-
-    def __init__(self, message: str, status: int = 403) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
-
-
-@dataclass(frozen=True, slots=True)
-class TierRow:
-    what: str
-    public: str
-    pro: str
-
-
-def _span(seconds: int) -> str:
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds % size == 0:
-            count = seconds // size
-            return unit if count == 1 else f"{count} {unit}s"
-    return "second" if seconds == 1 else f"{seconds} seconds"
-
-
-def describe_policy(notation: str) -> str:
-    """`60/minute;2000/day` → `60 per minute, 2,000 per day`."""
-    return ", ".join(f"{w.limit:,} per {_span(w.seconds)}" for w in Policy.parse("shown", notation).windows)
-
-
-def describe_tiers(settings: Settings, registry: Registry) -> list[TierRow]:
-    """What each tier gives, read from the settings and the registry (so the page never drifts)."""
-    rows = [
-        TierRow(
-            "Tool calls, per client IP",
-            describe_policy(settings.rate_limit_public),
-            describe_policy(settings.rate_limit_pro),
-        )
-    ]
-    for tool in registry:
-        if tool.usage_cap is not None:
-            cap = tool.usage_cap
-            rows.append(
-                TierRow(
-                    f"{tool.name} ({cap.name}), per client IP", describe_policy(cap.public), describe_policy(cap.pro)
-                )
-            )
-    keyed = [tool.name for tool in registry if tool.auth is AuthPolicy.BEARER]
-    if keyed:
-        rows.append(TierRow(f"Needs a key: {', '.join(keyed)}", "not available (401)", "included"))
-    rows.append(TierRow("Price", "free, no sign-up", "free during the beta; no payment card"))
-    return rows
-
-
-def magic_link_mail(to: str, link: str) -> Mail:
-    """The sign-in message: plain text and HTML, the link, how long it works, what to do if unexpected."""
-    minutes = int(LINK_LIFETIME.total_seconds() // 60)
-    context = {"link": link, "minutes": minutes}
-    return Mail(
-        to=to,
-        subject="Your sign-in link for Garage Door Tools",
-        text=_mail_templates.get_template("sign_in.txt").render(context),
-        html=_mail_templates.get_template("sign_in.html").render(context),
-        kind="magic_link",
-    )
-
-
-async def read_form(request: Request, *, limit: int = MAX_FORM_BYTES, seconds: float = 15.0) -> dict[str, str]:
-    """The URL-encoded form of a POST, bounded in size and time (pages post small forms only)."""
-    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if media != "application/x-www-form-urlencoded":
-        raise Refused("Send this form from the page.", status=415)
-    body = bytearray()
-    try:
-        async with asyncio.timeout(seconds):
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > limit:
-                    raise Refused("The form is too large.", status=413)
-    except TimeoutError:
-        raise Refused("The form took too long to arrive.", status=408) from None
-    try:
-        return dict(parse_qsl(body.decode(), keep_blank_values=True, max_num_fields=10))
-    except (UnicodeDecodeError, ValueError):
-        raise Refused("The form could not be read.", status=400) from None
-
-
-def clean_key_name(text: str) -> str | None:
-    """A key name as shown in the dashboard: whitespace runs collapsed, 1 to 100 printable characters."""
-    name = " ".join(text.split())
-    if not 1 <= len(name) <= MAX_KEY_NAME or any(unicodedata.category(c).startswith("C") for c in name):
-        return None
-    return name
 
 
 Handler = Callable[["Portal", Request], Awaitable[Response]]
@@ -184,12 +73,11 @@ def _page(handler: Handler) -> Handler:
 
 
 class Portal:
-    def __init__(self, services: Services, access: Access) -> None:
+    def __init__(self, services: Services, access: Access, registry: Registry) -> None:
         self.keys = services.keys
         self.access = access
         self.sign_in = DeveloperSignIn(PortalRepository(services.database), services.limiter, services.outbox)
-        self.tiers = describe_tiers(services.settings, access.registry)
-        self.body_timeout = services.settings.body_timeout_seconds
+        self.tiers = describe_tiers(access.limits, registry)
 
     # -- pages ------------------------------------------------------------------------------------
 
@@ -215,7 +103,7 @@ class Portal:
             return self._with_form_token(request, "portal/sign_in.html", context, status=400)
         confirm = f"{self._base_url(request)}{CONFIRM_PATH}"
         await self.sign_in.request_link(
-            email, self._client_ip(request), lambda token: magic_link_mail(email, confirm + token)
+            email, self.access.client_ip(request.scope), lambda token: magic_link_mail(email, confirm + token)
         )
         # The same answer whether the address is known, new or throttled.
         return RedirectResponse("/developers/sign-in/sent", status_code=303)
@@ -237,7 +125,7 @@ class Portal:
             )
         await self._anonymous_form(request)
         signed_in = (
-            await self.sign_in.sign_in(token, request.cookies.get(SESSION_COOKIE)) if len(token) <= 128 else None
+            await self.sign_in.sign_in(token, _cookies(request).get(SESSION_COOKIE)) if len(token) <= 128 else None
         )
         if signed_in is None:
             return self._with_form_token(request, "portal/confirm.html", {"usable": False}, status=400, headers=headers)
@@ -282,7 +170,7 @@ class Portal:
     @_page
     async def sign_out(self, request: Request) -> Response:
         await self._signed_in_form(request)
-        await self.sign_in.sign_out(request.cookies.get(SESSION_COOKIE, ""))
+        await self.sign_in.sign_out(_cookies(request).get(SESSION_COOKIE, ""))
         response = RedirectResponse("/developers", status_code=303)
         self._delete_cookie(request, response, SESSION_COOKIE)
         return response
@@ -313,33 +201,24 @@ class Portal:
         return render(request, "portal/dashboard.html", context, status=status, headers=NO_STORE)
 
     async def _developer(self, request: Request) -> DeveloperSession | None:
-        return await self.sign_in.session(request.cookies.get(SESSION_COOKIE))
+        return await self.sign_in.session(_cookies(request).get(SESSION_COOKIE))
 
     def _check_origin(self, request: Request) -> None:
-        """Refuse a POST another site made a browser send (a browser names the page's origin on POSTs)."""
-        origin = request.headers.get("origin")
-        fetch_site = request.headers.get("sec-fetch-site")
-        if origin == "null" and fetch_site == "same-origin":
-            # The sign-in page's `Referrer-Policy: no-referrer` makes browsers send `Origin: null` from it;
-            # their own `Sec-Fetch-Site` (which pages cannot set) still says the form is ours.
-            origin = None
-        if fetch_site == "cross-site" or (origin is not None and origin != self._own_origin(request)):
-            path = CONFIRM_PATH + "…" if request.url.path.startswith(CONFIRM_PATH) else request.url.path
-            log.warning("portal: refused a cross-site POST to %s (Origin %r)", path, (origin or "")[:100])
-            raise Refused(FORGED)
+        path = CONFIRM_PATH + "…" if request.url.path.startswith(CONFIRM_PATH) else request.url.path
+        check_origin(request, self._base_url(request), path)
 
     async def _anonymous_form(self, request: Request) -> dict[str, str]:
         """A form posted before sign-in: it must repeat the random token of the browser's form cookie."""
         self._check_origin(request)
-        form = await read_form(request, seconds=self.body_timeout)
-        if not tokens_match(request.cookies.get(FORM_COOKIE), form.get("csrf")):
+        form = await read_form(request, self.access)
+        if not tokens_match(_cookies(request).get(FORM_COOKIE), form.get("csrf")):
             raise Refused(FORGED)
         return form
 
     async def _signed_in_form(self, request: Request) -> tuple[DeveloperSession, dict[str, str]]:
         """A form posted by a signed-in developer: it must carry the session's own token."""
         self._check_origin(request)
-        form = await read_form(request, seconds=self.body_timeout)
+        form = await read_form(request, self.access)
         developer = await self._developer(request)
         if developer is None:
             raise Refused("You are signed out (the session ended or expired). Sign in again to continue.")
@@ -357,7 +236,7 @@ class Portal:
         headers: dict[str, str] | None = None,
     ) -> Response:
         """Render a page with an anonymous form, giving the browser a form cookie if it has none."""
-        token = request.cookies.get(FORM_COOKIE, "")
+        token = _cookies(request).get(FORM_COOKIE, "")
         fresh = not 32 <= len(token) <= 128
         if fresh:
             token = new_secret()
@@ -367,17 +246,10 @@ class Portal:
         return response
 
     def _base_url(self, request: Request) -> str:
-        return self.access.base_url(request.scope, request.headers.get("host"))
-
-    def _own_origin(self, request: Request) -> str:
-        parts = urlsplit(self._base_url(request))
-        return f"{parts.scheme}://{parts.netloc}"
+        return self.access.base_url(request.scope)
 
     def _secure(self, request: Request) -> bool:
         return request.url.scheme == "https" or self._base_url(request).startswith("https://")
-
-    def _client_ip(self, request: Request) -> str | None:
-        return self.access.addresses.resolve(request.scope, RequestHeaders.read(request.scope))
 
     def _set_cookie(self, request: Request, response: Response, name: str, value: str, max_age: int | None) -> None:
         response.set_cookie(
@@ -388,10 +260,14 @@ class Portal:
         response.delete_cookie(name, path=COOKIE_PATH, secure=self._secure(request), httponly=True, samesite="lax")
 
 
-def portal_routes(services: Services, access: Access) -> list[BaseRoute]:
+def _cookies(request: Request) -> dict[str, str]:
+    return RequestHeaders.of(request.scope).cookies()
+
+
+def portal_routes(services: Services, access: Access, registry: Registry) -> list[BaseRoute]:
     """The routes of the developer portal, for `create_app`'s route list."""
     redact_paths_in_access_log(CONFIRM_PATH)
-    portal = Portal(services, access)
+    portal = Portal(services, access, registry)
     return [
         Route("/developers", portal.landing, methods=["GET"]),
         Route("/developers/sign-in", portal.sign_in_page, methods=["GET"]),

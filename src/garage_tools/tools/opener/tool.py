@@ -2,7 +2,7 @@
 
 The learn button's colour is the strongest cue a homeowner can photograph: on LiftMaster,
 Chamberlain and Craftsman units it marks the radio generation, which decides the remotes that pair.
-Offline, Pillow looks for a button-shaped patch of that colour (`imaging/colour.py`). With a vision
+Offline, Pillow looks for a button-shaped patch of that colour (`colour.py` beside this module). With a vision
 model configured, the model reads the colour and any brand or model text instead. Either way the opener knowledge base
 (`knowledge/data/openers.json`) is the only source of generation, frequency, years and remotes, so a
 model can never invent a remote; and the answer says which way it was made (`method`) and how sure
@@ -19,15 +19,15 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-from garage_tools.imaging.colour import ColourReading, read_learn_button
-from garage_tools.imaging.decode import DecodedImage, ImageInput
-from garage_tools.imaging.fetch import load_image
+from garage_tools.imaging.decode import DecodedImage
+from garage_tools.imaging.fetch import PhotoInput, load_image
 from garage_tools.imaging.for_models import PHOTO_TOOL_BODY_BYTES, for_model
 from garage_tools.knowledge.openers import Brand, Certainty, LearnButton, LearnButtonColour, OpenerCatalog
 from garage_tools.knowledge.schemas import Confidence
-from garage_tools.models import InputModel, OutputModel
+from garage_tools.models import OutputModel
 from garage_tools.providers.base import VisionModel
 from garage_tools.registry import Annotations, AuthPolicy, Tool, ToolContext
+from garage_tools.tools.opener.colour import ColourReading, read_learn_button
 
 OFFLINE_METHOD = "offline-colour"
 #: Confidence levels: a number at or above these reads as `high` or `medium`, anything lower as `low`.
@@ -40,23 +40,8 @@ DISAGREEMENT_FACTOR = 0.6
 _MODEL_NUMBER = re.compile(r"^[0-9A-Za-z][0-9A-Za-z .\-/]{0,39}$")
 
 
-class IdentifyOpenerInput(InputModel):
-    image: ImageInput | None = Field(
-        default=None,
-        description=(
-            "The photo, inline: `{data, mimeType}` with `data` base64 without a `data:` prefix (JPEG, PNG, WebP "
-            "or GIF; at most 5 MiB and 25 megapixels). Preferred over `imageUrl`."
-        ),
-    )
-    image_url: str | None = Field(
-        default=None,
-        max_length=2048,
-        description=(
-            "An HTTPS URL of the photo, used only when `image` is absent. Fetched from public addresses only, "
-            "port 443, at most 3 redirects, 5 MiB and 10 seconds."
-        ),
-        examples=["https://example.com/opener-learn-button.jpg"],
-    )
+class IdentifyOpenerInput(PhotoInput):
+    pass  # the photo alone (a docstring here would become the schema's description)
 
 
 class Remote(OutputModel):

@@ -12,14 +12,11 @@ import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from garage_tools.knowledge.directory import PartnerRecord, PromotionRecord, ServiceType
-from garage_tools.knowledge.loader import packaged_tree
-from garage_tools.knowledge.places import us_places
-from garage_tools.partners.files import (
+from garage_tools.cli.partner_files import (
     FileFormat,
     Parsed,
     format_of,
@@ -28,9 +25,13 @@ from garage_tools.partners.files import (
     write_partners,
     write_promotions,
 )
-from garage_tools.partners.service import Partners
-from garage_tools.services import Services
-from garage_tools.store.partners import DirectoryRows, LeadTally
+from garage_tools.cli.runner import load_settings, run_with_services
+from garage_tools.knowledge.directory import PartnerRecord, PromotionRecord, ServiceType
+
+if TYPE_CHECKING:
+    from garage_tools.partners.service import Partners
+    from garage_tools.services import Services
+    from garage_tools.store.partners import DirectoryRows, LeadTally
 
 T = TypeVar("T")
 RecordT = TypeVar("RecordT", PartnerRecord, PromotionRecord)
@@ -38,10 +39,7 @@ FORMAT = click.Choice([f.value for f in FileFormat])
 
 
 def _with_partners(work: Callable[[Partners, Services], Awaitable[T]]) -> T:
-    from garage_tools.cli import _run, _settings  # the CLI's own runner: one place for store errors
-
-    settings = _settings()
-    return _run(settings, lambda services: work(services.tool_data.partners, services))
+    return run_with_services(load_settings(), lambda services: work(services.tool_data.partners, services))
 
 
 async def _directory(partners: Partners) -> DirectoryRows:
@@ -112,6 +110,8 @@ def partners_import(file: Path, fmt: str | None, dry_run: bool) -> None:
 
     Partners not in FILE are removed with their promotions; the others keep theirs.
     """
+    from garage_tools.knowledge.places import us_places
+
     parsed = read_partners(_read_text(file), _format(file, fmt), us_places())
     _refuse(parsed, file, "partners")
     if dry_run:
@@ -218,6 +218,8 @@ def promotions() -> None:
 @click.option("--dry-run", is_flag=True, help="Check the file and report; change nothing.")
 def promotions_import(file: Path, fmt: str | None, dry_run: bool) -> None:
     """Replace every promotion with those in FILE (CSV or JSON); each must name a listed partner."""
+    from garage_tools.knowledge.loader import packaged_tree
+
     text, file_format = _read_text(file), _format(file, fmt)
 
     async def work(partners: Partners, services: Services) -> str:

@@ -28,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from garage_tools.errors import AuthRequired
+from garage_tools.headers import RequestHeaders
 from garage_tools.observability.metrics import multiprocess_dir
 from garage_tools.store.database import StoreUnavailable
 from garage_tools.surfaces.responses import error_response
@@ -65,14 +66,15 @@ class MetricsEndpoint:
             self.processes = MultiProcessCollector(None, directory)  # type: ignore[no-untyped-call]  # untyped upstream
 
     async def scrape(self, request: Request) -> Response:
-        if self.token is not None and not self._authorized(request.headers.getlist("authorization")):
+        headers = RequestHeaders.of(request.scope)
+        if self.token is not None and not self._authorized(headers.authorization):
             error = AuthRequired(
                 "Metrics need the token set in GARAGE_TOOLS_METRICS_TOKEN: send 'Authorization: Bearer <token>'.",
                 headers={"WWW-Authenticate": 'Bearer realm="metrics"'},
             )
             return error_response(error)
         families = await self._dependencies()
-        encode, content_type = choose_encoder(request.headers.get("accept", ""))
+        encode, content_type = choose_encoder(headers.accept)
         # Reading every worker's file is blocking I/O; keep it off the event loop.
         body = await run_in_threadpool(encode, _Families(families, self.processes))
         return Response(body, headers={"Content-Type": content_type})

@@ -1,0 +1,130 @@
+"""The access decision: who is calling (address, key, tier), what a call counts against, and whether a
+browser must pass the challenge. The HTTP gates in `surfaces/gate.py` apply it, in the same order on every
+surface; the pages use its base URL, client addresses and limits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from starlette.types import Receive, Scope
+
+from garage_tools.access.body import BodyDeadlines, read_body
+from garage_tools.access.caller import Caller, Tier
+from garage_tools.access.challenge import ChallengeVerifier
+from garage_tools.access.client_ip import ClientAddressResolver, rate_limit_partition
+from garage_tools.access.credentials import ANONYMOUS, Credentials, authenticate, bearer_token
+from garage_tools.access.keys import KeyService
+from garage_tools.access.limits import Limits
+from garage_tools.access.origins import OriginPolicy, origin_of
+from garage_tools.access.ratelimit import Decision, Policy, RateLimiter
+from garage_tools.errors import InvalidKey, RateLimited
+from garage_tools.headers import RequestHeaders
+
+_TIER_NAMES = {tier: tier.value for tier in Tier}  # enum attribute access is slow on the hot path
+
+
+class Access:
+    """The service-wide access policy: keys, client addresses, origins, limits, the challenge and body bounds."""
+
+    def __init__(
+        self,
+        *,
+        keys: KeyService,
+        limiter: RateLimiter,
+        limits: Limits,
+        challenge: ChallengeVerifier,
+        origins: OriginPolicy,
+        addresses: ClientAddressResolver,
+        base_url: Callable[[Scope], str],
+        body_timeout: float,
+    ) -> None:
+        self.keys = keys
+        self.limiter = limiter
+        self.limits = limits
+        self.challenge = challenge
+        self.origins = origins
+        self.addresses = addresses
+        self.base_url = base_url
+        self.body_timeout = body_timeout
+        self.body_deadlines = BodyDeadlines()
+
+    def client_ip(self, scope: Scope) -> str | None:
+        """The address the request came from (through trusted proxies only)."""
+        return self.addresses.resolve(scope, RequestHeaders.of(scope))
+
+    async def identify(self, scope: Scope, headers: RequestHeaders, surface: str) -> Caller:
+        """The caller of this request: its address, and the tier its key (or no key) gives it."""
+        ip = self.addresses.resolve(scope, headers)
+        partition = rate_limit_partition(ip)
+        credentials = await self._credentials(headers, partition)
+        return Caller(
+            tier=credentials.tier,
+            surface=surface,
+            ip=ip,
+            key_id=credentials.key_id,
+            origin=headers.origin,
+            credential_error=credentials.error,
+            partition=f"{_TIER_NAMES[credentials.tier]}:{partition}",
+        )
+
+    async def _credentials(self, headers: RequestHeaders, partition: str) -> Credentials:
+        """Authenticate, refusing to consult the key store for an address that keeps sending bad keys.
+
+        Forged keys with a valid checksum are cheap to make and each unknown id costs a store
+        lookup, so after `limits.auth_failures` bad keys an address gets 429 for its keyed calls
+        until the window passes. Keys already in the cache are answered without this check.
+        """
+        if not headers.authorization:
+            return ANONYMOUS
+        tokens = [bearer_token(value) for value in headers.authorization]
+        lookup = len(tokens) == 1 and bool(tokens[0]) and not self.keys.is_cached(tokens[0] or "")
+        if lookup:
+            budget = await self.limiter.peek(partition, [self.limits.auth_failures])
+            if not budget.allowed:
+                error = RateLimited(
+                    f"Too many invalid API keys from this address: its keyed calls are refused for "
+                    f"{budget.retry_after} seconds. Calls without a key still work.",
+                    headers={"Retry-After": str(budget.retry_after)},
+                )
+                return Credentials(tier=Tier.PUBLIC, error=error)
+        credentials = await authenticate(headers.authorization, self.keys)
+        if lookup and isinstance(credentials.error, InvalidKey):
+            await self.limiter.check(partition, [self.limits.auth_failures])
+        return credentials
+
+    async def read_body(self, receive: Receive, headers: RequestHeaders, limit: int) -> bytes:
+        """The request body, refused over `limit` bytes or slower than the body timeout (`access/body.py`)."""
+        return await read_body(
+            receive,
+            declared_length=headers.content_length,
+            limit=limit,
+            seconds=self.body_timeout,
+            deadlines=self.body_deadlines,
+        )
+
+    async def rate_limit(self, caller: Caller, policies: Sequence[Policy]) -> Decision:
+        return await self.limiter.check(caller.partition, policies)
+
+    async def count_call(self, caller: Caller, tool: str | None) -> tuple[Decision, Caller]:
+        """Count a call of `tool` against the tier's limits and the tool's usage cap, in one atomic step.
+
+        The cap's unit is reserved, not spent: the caller returned carries the reservation, for `invoke`
+        to settle once the tool's outcome is known (`access/limits.py` `UsageCap`).
+        """
+        cap = self.limits.cap_of(caller.tier, tool)
+        decision = await self.limiter.check(caller.partition, self.limits.for_call(caller.tier, tool), reserve=cap)
+        if decision.reservation is not None:
+            caller = replace(caller, reservation=decision.reservation)
+        return decision, caller
+
+    def needs_challenge(self, caller: Caller) -> bool:
+        """A browser caller without a key, while the challenge is on (its origin is checked next)."""
+        return self.challenge.enabled and caller.origin is not None and not caller.has_bearer
+
+    async def challenge_browser(self, caller: Caller, token: object, base_url: str) -> None:
+        """Verify the browser challenge unless the page is the service itself or a site the operator admitted."""
+        if caller.origin is None or self.origins.is_same_site(caller.origin, origin_of(base_url)):
+            return
+        await self.challenge.verify(token if isinstance(token, str) else None, remote_ip=caller.ip)
