@@ -27,6 +27,7 @@ from garage_tools.knowledge.photos import PHOTO_FILES
 from garage_tools.mail.outbox import Outbox
 from garage_tools.mail.transports import transport_from_settings
 from garage_tools.mail.worker import MailWorker
+from garage_tools.models import is_email_address
 from garage_tools.observability.logs import log_config
 from garage_tools.observability.multiprocess import shared_metrics_directory
 from garage_tools.partners.commands import partners, promotions
@@ -188,8 +189,8 @@ def keys() -> None:
 @click.option("--name", default="default", show_default=True, help="A label to tell keys apart.")
 def keys_create(email: str, name: str) -> None:
     """Create a key and print it. The plaintext is shown only this once."""
-    if "@" not in email or len(email) > 320:
-        raise click.BadParameter("must be an e-mail address", param_hint="--email")
+    if not is_email_address(email.strip()):
+        raise click.BadParameter("must be an e-mail address such as dev@example.com", param_hint="--email")
     issued = _run(_settings(), lambda services: services.keys.issue(email.strip().lower(), name[:100]))
     click.echo(f"id:    {issued.record.id}\nowner: {issued.record.owner_email}\nname:  {issued.record.name}")
     click.echo(f"key:   {issued.plaintext}")
