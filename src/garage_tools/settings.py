@@ -17,6 +17,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from garage_tools.redis_address import RedisAddress
+
 CommaList = Annotated[list[str], NoDecode]
 ProviderName = Literal["none", "openai", "anthropic"]
 
@@ -319,6 +321,13 @@ class Settings(BaseSettings):
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError("public_base_url must be an absolute http(s) URL, e.g. https://api.example.com")
         return value.rstrip("/")
+
+    @field_validator("redis_url")
+    @classmethod
+    def _check_redis_url(cls, value: str | None) -> str | None:
+        if value:
+            RedisAddress.from_url(value)  # its error says what is wrong without repeating the URL (or password)
+        return value or None
 
     @field_validator("mail_from")
     @classmethod
