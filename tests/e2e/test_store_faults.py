@@ -7,6 +7,7 @@ running for everyone else.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -54,6 +55,30 @@ def test_start_up_output_never_shows_the_database_password(tmp_path: Path) -> No
         log = (server.workdir / "server.log").read_text()
         assert "(database postgresql+asyncpg://postgres:***@" in log.splitlines()[0]
         assert PASSWORD not in log
+
+
+@pytest.mark.postgres
+def test_logs_show_where_the_database_is_with_only_the_password_masked(tmp_path: Path) -> None:
+    with scratch_database_sync() as name, tcp_proxy(UPSTREAM) as proxy:
+        without_password = service_url(name, port=proxy.port).replace(f":{PASSWORD}@", "@")
+        server = start_server(
+            tmp_path,
+            {
+                "GARAGE_TOOLS_DATABASE_URL": without_password,
+                "GARAGE_TOOLS_LOG_FORMAT": "json",
+                "GARAGE_TOOLS_LOG_LEVEL": "info",
+            },
+        )
+        try:
+            proxy.cut()  # so the store logs its URL too
+            assert httpx.get(f"{server.url}/readyz", timeout=30).status_code == 503
+        finally:
+            stop_server(server)
+    shown = f"postgresql+asyncpg://postgres@127.0.0.1:{proxy.port}/{name}"
+    lines = [json.loads(line) for line in (server.workdir / "server.log").read_text().splitlines() if line]
+    assert lines[0]["message"].startswith("garage-tools ") and shown in lines[0]["message"]  # the banner
+    assert any(OUTAGE_STARTED in line["message"] and shown in line["message"] for line in lines), lines
+    assert not any("[email]" in line["message"] for line in lines)
 
 
 BROKEN_URLS = {
