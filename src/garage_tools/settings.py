@@ -229,7 +229,13 @@ class Settings(BaseSettings):
         default=True, description="Upgrade the SMTP connection with STARTTLS (refuse to send if the server can't)."
     )
     smtp_tls: bool = Field(default=False, description="Use TLS from the first byte (port 465); wins over STARTTLS.")
-    smtp_timeout: float = Field(default=30.0, gt=0, le=600, description="Seconds to wait on the SMTP server.")
+    smtp_timeout: float = Field(
+        default=30.0,
+        gt=0,
+        le=600,
+        description="Seconds to wait on each SMTP step; a send is cut off at three times this, which also bounds "
+        "how long a crashed worker's message waits for another (three times this plus 10 s).",
+    )
     mail_from: str = Field(
         default="Garage Door Tools <no-reply@localhost>",
         description="From address of outgoing mail; its domain also names the Message-IDs.",
