@@ -17,6 +17,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from garage_tools.redis_address import RedisAddress
+
 CommaList = Annotated[list[str], NoDecode]
 ProviderName = Literal["none", "openai", "anthropic"]
 
@@ -227,7 +229,13 @@ class Settings(BaseSettings):
         default=True, description="Upgrade the SMTP connection with STARTTLS (refuse to send if the server can't)."
     )
     smtp_tls: bool = Field(default=False, description="Use TLS from the first byte (port 465); wins over STARTTLS.")
-    smtp_timeout: float = Field(default=30.0, gt=0, le=600, description="Seconds to wait on the SMTP server.")
+    smtp_timeout: float = Field(
+        default=30.0,
+        gt=0,
+        le=600,
+        description="Seconds to wait on each SMTP step; a send is cut off at three times this, which also bounds "
+        "how long a crashed worker's message waits for another (three times this plus 10 s).",
+    )
     mail_from: str = Field(
         default="Garage Door Tools <no-reply@localhost>",
         description="From address of outgoing mail; its domain also names the Message-IDs.",
@@ -319,6 +327,13 @@ class Settings(BaseSettings):
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError("public_base_url must be an absolute http(s) URL, e.g. https://api.example.com")
         return value.rstrip("/")
+
+    @field_validator("redis_url")
+    @classmethod
+    def _check_redis_url(cls, value: str | None) -> str | None:
+        if value:
+            RedisAddress.from_url(value)  # its error says what is wrong without repeating the URL (or password)
+        return value or None
 
     @field_validator("mail_from")
     @classmethod

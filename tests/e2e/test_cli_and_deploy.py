@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.conftest import LiveServer, start_server, stop_server
 
@@ -103,3 +107,32 @@ def test_workers_slow_to_start_are_not_replaced_as_hung(tmp_path: Path) -> None:
         assert httpx.post(f"{server.url}/api/v1/diagnose", json={"description": "loud bang"}).status_code == 200
     finally:
         stop_server(server)
+
+
+REDIS_PASSWORD = "r3dis-Secret-7"
+MALFORMED_REDIS_URLS = {
+    "a port that is not a number": (f"redis://:{REDIS_PASSWORD}@127.0.0.1:port/0", "port"),
+    "a port past 65535": (f"redis://:{REDIS_PASSWORD}@127.0.0.1:70000/0", "port"),
+    "a database that is not a number": (f"redis://:{REDIS_PASSWORD}@127.0.0.1:6379/zero", "database number"),
+    "an unclosed IPv6 bracket": (f"redis://:{REDIS_PASSWORD}@[::1:6379/0", "brackets"),
+    "another scheme": (f"http://:{REDIS_PASSWORD}@127.0.0.1:6379/0", "redis://"),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED_REDIS_URLS, ids=list(MALFORMED_REDIS_URLS))
+def test_a_malformed_redis_url_stops_serve_with_one_line_naming_it(tmp_path: Path, case: str) -> None:
+    url, problem = MALFORMED_REDIS_URLS[case]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GARAGE_TOOLS_")}
+    result = subprocess.run(
+        [sys.executable, "-m", "garage_tools", "serve", "--port", "0"],
+        cwd=tmp_path,
+        env={**env, "GARAGE_TOOLS_REDIS_URL": url},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert output.strip().splitlines() == [output.strip()], output  # one line, no traceback
+    assert output.startswith("Error: GARAGE_TOOLS_REDIS_URL: ") and problem in output
+    assert REDIS_PASSWORD not in output

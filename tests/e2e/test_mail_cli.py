@@ -8,15 +8,19 @@ import signal
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import select
 
 from garage_tools.mail import Mail, Outbox
 from garage_tools.store.database import Database
+from garage_tools.store.models import OutboxMessage
 from tests.conftest import free_port
 from tests.databases import throwaway_url
+from tests.fakes.smtp_sink import SmtpSink
 
 DB_PASSWORD = "pg-Secret-1"
 SMTP_PASSWORD = "smtp-Secret-9"
@@ -45,7 +49,7 @@ class Deployment:
         assert process.returncode is not None
         return process.returncode, out.decode(), err.decode()
 
-    async def start_worker(self, *options: str) -> asyncio.subprocess.Process:
+    async def start_worker(self, *options: str, **extra_env: str) -> asyncio.subprocess.Process:
         """`garage-tools mail worker` running on its own, polling often."""
         return await asyncio.create_subprocess_exec(
             sys.executable,
@@ -55,7 +59,7 @@ class Deployment:
             "worker",
             *options,
             cwd=self.workdir,
-            env={**self.env, "GARAGE_TOOLS_MAIL_POLL_SECONDS": "0.1"},
+            env={**self.env, "GARAGE_TOOLS_MAIL_POLL_SECONDS": "0.1", **extra_env},
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
@@ -164,3 +168,44 @@ async def test_a_worker_of_its_own_serves_its_deliveries_for_prometheus(deployme
     finally:
         process.send_signal(signal.SIGTERM)
         await asyncio.wait_for(process.communicate(), timeout=20)
+
+
+async def test_a_worker_killed_mid_delivery_leaves_the_message_to_another_within_its_lease(
+    deployment: Deployment,
+) -> None:
+    smtp_timeout = 2.0  # so the lease is 3 * 2 s + 10 s, and the test waits seconds, not the default 100
+    lease = timedelta(seconds=3 * smtp_timeout + 10)
+    loop = asyncio.get_running_loop()
+    delivered: asyncio.Future[datetime] = loop.create_future()
+    with SmtpSink() as sink:
+        sink.hold_after = 0  # the first message stays in the worker's hands, mid-DATA
+        sink.on_accept = lambda _: loop.call_soon_threadsafe(delivered.set_result, datetime.now(UTC))
+        smtp = {
+            "GARAGE_TOOLS_SMTP_HOST": "127.0.0.1",
+            "GARAGE_TOOLS_SMTP_PORT": str(sink.port),
+            "GARAGE_TOOLS_SMTP_STARTTLS": "false",
+            "GARAGE_TOOLS_SMTP_TIMEOUT": str(smtp_timeout),
+        }
+        message_id = await deployment.submit("dev@example.com", "Sign in", "https://doors.example.com/login/z")
+        doomed = await deployment.start_worker(**smtp)
+        try:
+            assert await asyncio.to_thread(sink.holding.wait, 60), "the first worker never started sending"
+        finally:
+            doomed.kill()  # SIGKILL: no clean-up of any kind
+            await doomed.communicate()
+        sink.let_go.set()  # (the held session answers a worker that is gone)
+        async with deployment.database.session() as session:
+            row = (await session.execute(select(OutboxMessage))).scalar_one()
+        claimed_until = row.claimed_until if row.claimed_until.tzinfo else row.claimed_until.replace(tzinfo=UTC)
+        assert row.status == "sending" and row.attempts == 1
+        assert claimed_until - datetime.now(UTC) <= lease  # the lease the settings derive, not ten minutes
+
+        successor = await deployment.start_worker(**smtp)
+        try:
+            sent_at = await asyncio.wait_for(delivered, timeout=lease.total_seconds() + 30)
+        finally:
+            successor.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(successor.communicate(), timeout=20)
+    assert sink.message_ids() == [message_id]  # sent once, by the second worker
+    assert claimed_until <= sent_at <= claimed_until + timedelta(seconds=10)  # as soon as the lease ran out
+    assert (await Outbox(deployment.database).summary()).counts["sent"] == 1

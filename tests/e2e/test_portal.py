@@ -179,6 +179,20 @@ def test_a_malformed_address_is_asked_again(server: LiveServer) -> None:
     assert answer.status_code == 400 and 'aria-invalid="true"' in answer.text
 
 
+@pytest.mark.parametrize(
+    "address",
+    ["dev\x00@example.com", "dev\x1b@example.com", "\u202edev@example.com", "dev\u200b@example.com"],
+    ids=["NUL", "escape", "right-to-left override", "zero-width space"],
+)
+def test_an_address_with_hidden_characters_is_asked_again_in_plain_words(server: LiveServer, address: str) -> None:
+    links_before = server.query("SELECT count(*) FROM login_tokens")
+    answer = Visitor(server).request_link(address)
+    assert answer.status_code == 400, answer.text
+    assert "Enter an e-mail address, such as dev@example.com." in answer.text
+    assert 'value="dev@example.com"' in answer.text  # what was typed, less what a page cannot show
+    assert server.query("SELECT count(*) FROM login_tokens") == links_before
+
+
 # -- using the link ---------------------------------------------------------------------------------
 
 

@@ -98,6 +98,36 @@ def test_the_access_line_keeps_its_fields_with_secrets_masked() -> None:
     assert link == "opened https://tools.example.com/developers/confirm/… from mail"
 
 
+@pytest.mark.parametrize(
+    ("line", "logged"),
+    [
+        (
+            "garage-tools 1.0.0 on http://0.0.0.0:8000 (database postgresql+asyncpg://garage@db.internal:5432/garage)",
+            "garage-tools 1.0.0 on http://0.0.0.0:8000 (database postgresql+asyncpg://garage@db.internal:5432/garage)",
+        ),
+        (
+            "store unreachable at postgresql+asyncpg://garage:pw-41c@db.internal:5432/garage: refused",
+            "store unreachable at postgresql+asyncpg://garage:***@db.internal:5432/garage: refused",
+        ),
+        (
+            "rate limits: counted in redis://:pw-41c@10.0.0.5:6379/0",
+            "rate limits: counted in redis://:***@10.0.0.5:6379/0",
+        ),
+        ("delivering via smtp://mailer@smtp.example.com:587", "delivering via smtp://mailer@smtp.example.com:587"),
+        # An address used as a URL's user name is still an address; a real one beside a URL is masked too.
+        ("smtp://ops%40example.com:pw-41c@smtp.example.com", "smtp://[email]:***@smtp.example.com"),
+        (
+            "link for dev@example.com: https://doors.example.com/?next=https://x.example",
+            "link for [email]: https://doors.example.com/?next=https://x.example",
+        ),
+        ("GET https://doors.example.com/r?to=dev@example.com", "GET https://doors.example.com/r?to=[email]"),
+    ],
+    ids=["no password", "password", "redis", "smtp user", "address as user", "address beside a URL", "in a query"],
+)
+def test_urls_keep_their_user_and_host_and_lose_only_the_password(line: str, logged: str) -> None:
+    assert redact(line) == logged
+
+
 def test_ordinary_lines_pass_unchanged() -> None:
     message = "store unreachable at postgresql+asyncpg://garage:***@db.internal:5432/garage: refused"
     assert redact(message) == message  # a masked URL password is not an address

@@ -57,7 +57,7 @@ async def test_delivers_text_and_html_as_alternatives_with_the_stored_message_id
     with SmtpSink() as sink:
         html_id = await outbox.submit(report(1))
         text_id = await outbox.submit(report(2, html=False))
-        result = await worker_for(outbox, sink.port).run_once()
+        result = await worker_for(outbox, sink.port).drain()
     assert result.sent == 2
     first, second = sink.received
     assert first.mail_from == "no-reply@doors.example.com" and first.rcpt_tos == ["owner@example.com"]
@@ -143,7 +143,7 @@ async def test_a_refused_recipient_is_dead_at_once(database: Database) -> None:
     with SmtpSink(refuse={"gone@example.com"}) as sink:
         await outbox.submit(report(to="gone@example.com"))
         await outbox.submit(report(to="here@example.com"))
-        result = await worker_for(outbox, sink.port).run_once()
+        result = await worker_for(outbox, sink.port).drain()
     assert (result.sent, result.dead) == (1, 1)
     [dead] = (await outbox.summary()).dead
     assert dead.to == "gone@example.com" and dead.attempts == 1 and "550" in (dead.last_error or "")
@@ -197,7 +197,7 @@ async def test_a_stopped_worker_finishes_the_message_in_hand_and_hands_back_the_
         result = await worker_for(outbox, sink.port, batch_size=5).run_once(stop)
         assert (result.sent, result.released) == (2, 3)
         # A new worker takes the rest at once, without waiting for a lease.
-        assert (await worker_for(outbox, sink.port).run_once()).sent == 3
+        assert (await worker_for(outbox, sink.port).drain()).sent == 3
     assert sink.message_ids() == ids
 
 
@@ -268,3 +268,16 @@ def test_settings_choose_the_transport_and_keep_the_password_out_of_sight(tmp_pa
     assert "hunter2" not in repr(settings) and "hunter2" not in str(settings.model_dump())
     with pytest.raises(ValueError, match="mail_from"):
         Settings(_env_file=None, mail_from="Garage Door Tools")  # type: ignore[call-arg]
+
+
+async def test_at_the_defaults_a_crashed_workers_message_waits_under_two_minutes(tmp_path: Path) -> None:
+    database = Database(f"sqlite+aiosqlite:///{tmp_path / 'garage-tools.db'}")
+    try:
+        smtp = MailWorker.from_settings(Settings(_env_file=None, smtp_host="mx.example.com"), database)  # type: ignore[call-arg]
+        files = MailWorker.from_settings(Settings(_env_file=None, data_dir=tmp_path), database)  # type: ignore[call-arg]
+    finally:
+        await database.dispose()
+    # One message per claim, each given its whole send (three 30 s SMTP waits), plus a margin to record it.
+    assert (smtp.batch_size, smtp.transport.deadline, smtp.lease) == (1, 90.0, timedelta(seconds=100))
+    assert smtp.lease + timedelta(seconds=smtp.poll_seconds) < timedelta(minutes=2)
+    assert files.lease == timedelta(seconds=40)

@@ -11,14 +11,17 @@ import logging
 from collections.abc import Callable
 
 import pytest
+from pydantic import ValidationError
 from sqlalchemy import select
 
 from garage_tools.access.ratelimit import Policy, RateLimiter
 from garage_tools.mail import Mail, Outbox
+from garage_tools.mail.message import InvalidMail
 from garage_tools.observability.redaction import RedactSecretPaths
 from garage_tools.store.database import Database
 from garage_tools.store.models import LoginToken, OutboxMessage
 from garage_tools.store.portal import PortalRepository
+from garage_tools.tools.inspection.models import Recipient
 from garage_tools.web.portal.endpoints import CONFIRM_PATH
 from garage_tools.web.portal.forms import clean_key_name
 from garage_tools.web.portal.sessions import DeveloperSignIn, csrf_token_for, normalise_email, tokens_match
@@ -179,6 +182,39 @@ def test_addresses_are_normalised_and_checked() -> None:
     assert normalise_email("  Dev@Example.COM ") == "dev@example.com"
     for bad in ("", "dev", "dev@", "@example.com", "a b@example.com", "dev@example..com", "x" * 320 + "@e.com"):
         assert normalise_email(bad) is None, bad
+
+
+#: Addresses a form or an agent might send, with whether the service's one e-mail rule takes them.
+ADDRESSES = {
+    "dev@example.com": True,
+    "o'brien+door@mail.example.co.uk": True,
+    "dev\x00@example.com": False,  # NUL: PostgreSQL cannot even store it
+    "dev@exam\x00ple.com": False,
+    "dev\x07@example.com": False,  # other control characters
+    "dev@example.com\x1b[2J": False,
+    "\u202edev@example.com": False,  # right-to-left override: shows a different address than it is
+    "dev@example.com\u2066": False,
+    "dev\u200b@example.com": False,  # zero-width space: two addresses that look the same
+    "dev@exa\u200dmple.com": False,
+    "dév@example.com": False,  # the rule is ASCII, as submitInspection publishes it
+    "dev@localhost": False,
+    "dev@-example.com": False,
+    "x" * 65 + "@example.com": False,
+}
+
+
+@pytest.mark.parametrize(("address", "valid"), ADDRESSES.items(), ids=[repr(a)[:40] for a in ADDRESSES])
+def test_sign_in_submit_inspection_and_the_outbox_share_one_e_mail_rule(address: str, valid: bool) -> None:
+    def takes(check: Callable[[], object], refusal: type[Exception]) -> bool:
+        try:
+            check()
+        except refusal:
+            return False
+        return True
+
+    assert (normalise_email(address) is not None) is valid
+    assert takes(lambda: Recipient.model_validate({"email": address, "zip": "94110"}), ValidationError) is valid
+    assert takes(lambda: Mail(to=address, subject="Hi", text="Hello"), InvalidMail) is valid
 
 
 def test_key_names_are_trimmed_and_bounded() -> None:

@@ -12,13 +12,14 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from garage_tools.access.redis_client import (
-    RedisAddress,
     RedisClient,
     RedisReplyError,
     RedisUnavailable,
     Script,
     encode_command,
 )
+from garage_tools.redis_address import RedisAddress
+from garage_tools.settings import Settings
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 
@@ -56,6 +57,26 @@ def test_urls_name_the_server_the_database_and_the_login(url: str, address: Redi
 def test_a_url_of_another_scheme_is_refused() -> None:
     with pytest.raises(ValueError, match="redis://"):
         RedisAddress.from_url("http://127.0.0.1:6379")
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("redis://:pw-9f2@127.0.0.1:port/0", "the port must be a number"),
+        ("redis://:pw-9f2@127.0.0.1:0/0", "the port must be a number"),
+        ("redis://:pw-9f2@127.0.0.1:65536", "the port must be a number"),
+        ("redis://:pw-9f2@127.0.0.1:6379/first", "database number"),
+        ("redis://:pw-9f2@127.0.0.1:6379/-1", "database number"),
+        ("redis://127.0.0.1?db=two", "database number"),
+        ("redis://:pw-9f2@[::1:6379", "brackets"),
+        ("unix://", "socket's path"),
+        ("127.0.0.1:6379", "starts with redis://"),
+    ],
+)
+def test_a_malformed_url_is_a_settings_error_that_keeps_the_password_out(url: str, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem) as raised:
+        Settings(redis_url=url)
+    assert "pw-9f2" not in str(raised.value)
 
 
 def test_commands_are_sent_as_resp_arrays_of_bulk_strings() -> None:

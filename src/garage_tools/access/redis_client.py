@@ -18,11 +18,11 @@ import asyncio
 import hashlib
 import ssl
 from collections import deque
-from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import hiredis
+
+from garage_tools.redis_address import RedisAddress
 
 Argument = str | bytes | int | float
 
@@ -33,36 +33,6 @@ class RedisUnavailable(Exception):
 
 class RedisReplyError(Exception):
     """Redis answered with an error (a wrong password, a script error, ...)."""
-
-
-@dataclass(frozen=True, slots=True)
-class RedisAddress:
-    """Where Redis is and how to log in: read from a `redis://`, `rediss://` or `unix://` URL."""
-
-    host: str = "127.0.0.1"
-    port: int = 6379
-    path: str | None = None  # a Unix socket
-    db: int = 0
-    username: str | None = None
-    password: str | None = None
-    tls: bool = False
-
-    @classmethod
-    def from_url(cls, url: str) -> RedisAddress:
-        parts = urlsplit(url)
-        if parts.scheme not in ("redis", "rediss", "unix"):
-            raise ValueError(f"A Redis URL starts with redis://, rediss:// or unix://, not {parts.scheme}://.")
-        query = dict(item.split("=", 1) for item in parts.query.split("&") if "=" in item)
-        db_text = query.get("db", "") if parts.scheme == "unix" else (query.get("db") or parts.path.strip("/"))
-        return cls(
-            host=parts.hostname or "127.0.0.1",
-            port=parts.port or 6379,
-            path=parts.path if parts.scheme == "unix" else None,
-            db=int(db_text or 0),
-            username=unquote(parts.username) if parts.username else None,
-            password=unquote(parts.password) if parts.password else None,
-            tls=parts.scheme == "rediss",
-        )
 
 
 def encode_command(args: tuple[Argument, ...]) -> bytes:

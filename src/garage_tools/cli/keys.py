@@ -17,8 +17,10 @@ def keys() -> None:
 @click.option("--name", default="default", show_default=True, help="A label to tell keys apart.")
 def keys_create(email: str, name: str) -> None:
     """Create a key and print it. The plaintext is shown only this once."""
-    if "@" not in email or len(email) > 320:
-        raise click.BadParameter("must be an e-mail address", param_hint="--email")
+    from garage_tools.models import is_email_address
+
+    if not is_email_address(email.strip()):
+        raise click.BadParameter("must be an e-mail address such as dev@example.com", param_hint="--email")
     issued = run_with_services(load_settings(), lambda services: services.keys.issue(email.strip().lower(), name[:100]))
     click.echo(f"id:    {issued.record.id}\nowner: {issued.record.owner_email}\nname:  {issued.record.name}")
     click.echo(f"key:   {issued.plaintext}")

@@ -18,11 +18,20 @@ T = TypeVar("T")
 
 
 def load_settings() -> Settings:
-    """The settings, or a short error naming the bad variable instead of a traceback."""
+    """The settings, or one line per bad variable, naming it, instead of a traceback (and never its value)."""
+    from pydantic import ValidationError
+
     from garage_tools.settings import Settings
 
     try:
         return Settings()
+    except ValidationError as exc:
+        problems = [
+            (f"GARAGE_TOOLS_{'_'.join(map(str, error['loc'])).upper()}: " if error["loc"] else "")
+            + error["msg"].removeprefix("Value error, ")
+            for error in exc.errors(include_url=False, include_input=False)
+        ]
+        raise click.ClickException("\n".join(problems)) from exc
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
 

@@ -53,8 +53,10 @@ class SmtpTransport:
         self.tls = tls
         self.starttls = starttls and not tls
         self.timeout = timeout
-        # aiosmtplib's timeout is per network step (connect, EHLO, STARTTLS, AUTH, DATA…).
-        self.deadline = 4 * timeout
+        # aiosmtplib's timeout is per network step (connect, EHLO, STARTTLS, AUTH, DATA…). A healthy exchange
+        # takes a second or two; three full waits bound the whole send, and with it the worker's lease, so a
+        # crashed worker's messages go out again within a couple of minutes rather than ten.
+        self.deadline = 3 * timeout
 
     def describe(self) -> str:
         user = f"{self.username}@" if self.username else ""

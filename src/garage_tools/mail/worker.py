@@ -32,6 +32,8 @@ from garage_tools.store.database import Database
 log = logging.getLogger(__name__)
 
 BACKOFF_BASE = timedelta(seconds=30)
+# A lease covers the sends of one claim plus this, for recording the outcome around them.
+LEASE_MARGIN = timedelta(seconds=10)
 BACKOFF_CAP = timedelta(hours=1)
 _URL_CREDENTIALS = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/\s:@]*):[^/\s@]*@", re.IGNORECASE)
 
@@ -80,7 +82,7 @@ class MailWorker:
         sender: str,
         max_attempts: int = 8,
         poll_seconds: float = 5.0,
-        batch_size: int = 5,
+        batch_size: int = 1,
         lease: timedelta | None = None,
         rng: Callable[[], float] = random.random,
         secrets: Iterable[str] = (),
@@ -93,8 +95,10 @@ class MailWorker:
         self.max_attempts = max_attempts
         self.poll_seconds = poll_seconds
         self.batch_size = batch_size
-        # Long enough to work through a whole batch even if every send takes its full deadline.
-        self.lease = lease or timedelta(seconds=batch_size * transport.deadline + 30)
+        # A claim holds `batch_size` messages (one attempt each) until every one of them could have taken its
+        # full deadline: that is how long a crashed worker's messages wait. One per claim by default, so at the
+        # defaults (SMTP timeout 30 s, a send cut off at 90 s) it is 100 s, not a batch's ten minutes.
+        self.lease = lease or timedelta(seconds=batch_size * transport.deadline) + LEASE_MARGIN
         self._rng = rng
         self.first_retry = first_retry
         self._secrets = tuple(secret for secret in secrets if secret)

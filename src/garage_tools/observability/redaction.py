@@ -24,7 +24,13 @@ _NAMED = re.compile(
 )
 _BEARER = re.compile(r"(\bbearer\s+)[A-Za-z0-9._~+/=-]+", re.IGNORECASE)
 # Starts only where a run of address characters starts, so a long run without `@` is scanned once.
-_EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])([A-Za-z0-9._%+-]+)(?:@|%40)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+_EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])(?P<local>[A-Za-z0-9._%+-]+)(?:@|%40)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+# The `user:password@` of a URL (`postgresql+asyncpg://garage:pw@db.internal:5432/garage`) is not an address:
+# the password goes, the user name and host stay, so an operator still sees where a URL points. Matched
+# with the addresses, in one pass, so a URL's `user@host` is never read as one.
+_ADDRESS_OR_URL_LOGIN = re.compile(
+    r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^/\s:@?#]*)(?::(?P<password>[^/\s@?#]*))?@|" + _EMAIL.pattern
+)
 # The service's Message-IDs (`<uuid@domain>`, see mail/message.py) name a message, not a person: they stay,
 # so an operator can look the message up with `garage-tools mail status`.
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -44,7 +50,7 @@ def redact(text: str) -> str:
     if "svc_live_" in text:
         text = _KEY.sub(rf"\1{REDACTED}", text)
     if "@" in text or "%40" in text:
-        text = _EMAIL.sub(_mask_address, text)
+        text = _ADDRESS_OR_URL_LOGIN.sub(_mask_address, text)
     for prefix in _secret_path_prefixes:
         if prefix in text:
             text = re.sub(re.escape(prefix) + r"[^\s\"'?#]+", prefix + "…", text)
@@ -52,7 +58,10 @@ def redact(text: str) -> str:
 
 
 def _mask_address(match: re.Match[str]) -> str:
-    return match.group(0) if _UUID.fullmatch(match.group(1)) else EMAIL_MASK
+    if match["scheme"]:  # a URL's login: an address used as its user name is still masked
+        user = _EMAIL.sub(EMAIL_MASK, match["user"])
+        return f"{match['scheme']}{user}{':***' if match['password'] is not None else ''}@"
+    return match.group(0) if _UUID.fullmatch(match["local"]) else EMAIL_MASK
 
 
 class RedactSecrets(logging.Filter):

@@ -8,7 +8,6 @@ e-mail address or ZIP code is.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Literal
@@ -18,18 +17,19 @@ from pydantic import ConfigDict, Field, field_validator
 from garage_tools.knowledge.checklist import ItemStatus
 from garage_tools.knowledge.loader import packaged_checklist
 from garage_tools.knowledge.schemas import DiyRisk, Urgency
-from garage_tools.models import LINE_PATTERN, TEXT_PATTERN, Flag, InputModel, OutputModel
+from garage_tools.models import (
+    EMAIL_PATTERN,
+    LINE_PATTERN,
+    MAX_EMAIL,
+    TEXT_PATTERN,
+    Flag,
+    InputModel,
+    OutputModel,
+    is_email_address,
+)
 from garage_tools.tools.common import DIY_RISK_DESCRIPTION
 from garage_tools.tools.cost import ZIP_PATTERN
 
-# An RFC 5321 address without quoting or comments: a dot-atom local part of at most 64 characters, and
-# a domain of two or more labels of letters, digits and single hyphens, at most 63 characters each (so no
-# `--`, which IDNA reserves). Python, ECMA-262 and `format: email` checkers all agree on it. The lookahead
-# is why the server checks it with Python's `re`: the Rust engine pydantic uses for `pattern` has none.
-_ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
-_LABEL = "[A-Za-z0-9](?:-?[A-Za-z0-9]){0,31}"
-EMAIL_PATTERN = f"^(?=[^@]{{1,64}}@){_ATEXT}+(?:\\.{_ATEXT}+)*@{_LABEL}(?:\\.{_LABEL})+$"
-_EMAIL = re.compile(EMAIL_PATTERN)
 MAX_ITEM_NOTE = 500
 MAX_NOTES = 2000
 
@@ -38,7 +38,7 @@ class Recipient(InputModel):
     model_config = ConfigDict(json_schema_extra={"examples": [{"email": "homeowner@example.com", "zip": "94110"}]})
 
     email: str = Field(
-        max_length=254,
+        max_length=MAX_EMAIL,
         json_schema_extra={"format": "email", "pattern": EMAIL_PATTERN},
         description="Where the report is e-mailed when `emailReport` is true. Never shown on the report page.",
         examples=["homeowner@example.com"],
@@ -61,7 +61,7 @@ class Recipient(InputModel):
     @classmethod
     def _address(cls, value: str) -> str:
         # The pattern is published in the schema; checked here because of its lookahead.
-        if not _EMAIL.fullmatch(value):
+        if not is_email_address(value):
             raise ValueError("must be an e-mail address such as homeowner@example.com")
         return value
 

@@ -99,7 +99,9 @@ class Portal:
         form = await self._anonymous_form(request)
         email = normalise_email(form.get("email", ""))
         if email is None:
-            context = {"error": "Enter an e-mail address, such as dev@example.com.", "email": form.get("email", "")}
+            # What was typed goes back into the field, less what a page cannot show (NUL, bidi controls, ...).
+            typed = "".join(c for c in form.get("email", "") if c.isprintable())
+            context = {"error": "Enter an e-mail address, such as dev@example.com.", "email": typed}
             return self._with_form_token(request, "portal/sign_in.html", context, status=400)
         confirm = f"{self._base_url(request)}{CONFIRM_PATH}"
         await self.sign_in.request_link(

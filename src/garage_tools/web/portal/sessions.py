@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from garage_tools.access.client_ip import rate_limit_partition
 from garage_tools.access.ratelimit import Policy, RateLimiter
 from garage_tools.mail import Mail, Outbox
+from garage_tools.models import is_email_address
 from garage_tools.store.portal import PortalRepository
 
 log = logging.getLogger(__name__)
@@ -38,8 +38,6 @@ SESSION_LIFETIME = timedelta(days=7)
 LINKS_PER_ADDRESS = Policy.parse("portal-link-address", "3 per 15 minutes")
 LINKS_PER_IP = Policy.parse("portal-link-ip", "10/hour")
 
-# Deliberately plain, like the outbox's own check: one bare address. Delivery is the real test.
-_ADDRESS = re.compile(r"^[^@\s<>,;\"()]{1,64}@[^@\s<>,;\"().]+(\.[^@\s<>,;\"().]+)*$")
 _CSRF_LABEL = b"garage-tools portal csrf"
 
 
@@ -64,11 +62,10 @@ def tokens_match(expected: str | None, given: str | None) -> bool:
 
 
 def normalise_email(text: str) -> str | None:
-    """The address in the form it is stored and throttled under (trimmed, lower case), or None if malformed."""
+    """The address in the form it is stored and throttled under (trimmed, lower case), or None if it breaks
+    the service's e-mail rule (`garage_tools.models.is_email_address`, the one submitInspection applies)."""
     address = text.strip().lower()
-    if len(address) > 320 or not _ADDRESS.match(address):
-        return None
-    return address
+    return address if is_email_address(address) else None
 
 
 @dataclass(frozen=True, slots=True)
