@@ -24,6 +24,7 @@ from garage_tools.knowledge.labs import FRONT_MATTER_SCHEMA_FILE, LAB_SLUGS, PRE
 from garage_tools.knowledge.loader import DATA_DIR, DATA_FILES, KnowledgeError
 from garage_tools.knowledge.parts import PART_FILES
 from garage_tools.knowledge.photos import PHOTO_FILES
+from garage_tools.knowledge.place_index import PLACE_FILES
 from garage_tools.mail.outbox import Outbox
 from garage_tools.mail.transports import transport_from_settings
 from garage_tools.mail.worker import MailWorker
@@ -351,7 +352,7 @@ def knowledge_check() -> None:
 def knowledge_schemas(out: Path) -> None:
     """Write the JSON Schema of each data file (for editor validation)."""
     out.mkdir(parents=True, exist_ok=True)
-    for name, model in {**DATA_FILES, **DIRECTORY_FILES, **PHOTO_FILES, **PART_FILES}.items():
+    for name, model in {**DATA_FILES, **DIRECTORY_FILES, **PHOTO_FILES, **PART_FILES, **PLACE_FILES}.items():
         target = out / name.replace(".json", ".schema.json")
         target.write_text(json.dumps(schema_for(model), indent=2) + "\n", encoding="utf-8")
         click.echo(f"wrote {target}")
