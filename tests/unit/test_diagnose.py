@@ -352,6 +352,44 @@ def test_the_door_stays_the_subject_when_another_thing_is_only_mentioned(
     assert_diagnosed(knowledge, text, key)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the washing machine drum bangs about on spin",  # an appliance's parts are its own
+        "our fridge rattles, I think the compressor bracket is loose",
+        "the kitchen appliance hums",
+        "the oven fan grinds",
+        "the microwave door won't close",  # and so is its door
+        "the window by the stairs leaks, the seal has gone",  # a window's seal
+        "a leaking window",  # a description that opens with the thing it describes
+        "the gate motor hums but the gate won't open",  # a gate's opener
+        "the screen door spring snapped",  # another door's spring
+        "my shed door hinge snapped and the door drags",  # "the door" is the shed door named before
+        "a humming noise from the old freezer",  # where a sound comes from
+        "the garage fridge hums",  # "garage" says where the fridge is
+        "my van won't start after a night in the icy garage",
+    ],
+)
+def test_appliances_windows_other_doors_gates_and_cars_are_not_the_door(knowledge: Knowledge, text: str) -> None:
+    assert knowledge.matcher.match(text) is None, knowledge.matcher.normalise(text)
+    assert knowledge.semantic_matcher.match(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("the car is stuck in there and the opener just hums", "wont_open"),  # a car stands by
+        ("it's freezing in the garage and the door won't open", "wont_open"),
+        ("the garage won't close again", "wont_close"),  # "garage" for the door
+        ("a rattling from the garage door as the car pulls in", "unusual_noise"),
+        ("a loud bang from the garage and a spring is in two pieces", "banging_noise"),
+        ("banging noise, the windows shook", "banging_noise"),  # "banging noise" describes no window
+    ],
+)
+def test_the_door_stays_the_subject_beside_those_things(knowledge: Knowledge, text: str, key: str) -> None:
+    assert_diagnosed(knowledge, text, key)
+
+
 def test_a_car_reversing_into_the_door_is_not_the_door_reversing(knowledge: Knowledge) -> None:
     assert knowledge.matcher.normalise("my son reversed into it") == ["son", "collided"]
     assert knowledge.matcher.match("will my policy pay if a van backs into the door") is None
