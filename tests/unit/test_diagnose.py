@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.tools.diagnose import diagnose_text
+
+BENCH_DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
 
 # The one-tap chips that widgets in the field offer, and the symptom each MUST map to.
 CHIPS = {
@@ -388,6 +391,41 @@ def test_appliances_windows_other_doors_gates_and_cars_are_not_the_door(knowledg
 )
 def test_the_door_stays_the_subject_beside_those_things(knowledge: Knowledge, text: str, key: str) -> None:
     assert_diagnosed(knowledge, text, key)
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "matched"),
+    [
+        ("door wont shut", "won't close", "wont shut"),  # the field's own variant
+        ("Door WON'T shut!!", "won't close", "WON'T shut"),  # as sent: case and apostrophe kept
+        ("the door will not go down at all", "won't close", "will not go down"),
+        ("Garage door won\u2019t close", "won't close", "won\u2019t close"),
+        ("my door makes a loud bang", "loud bang", "loud bang"),
+    ],
+)
+def test_the_words_that_matched_are_reported_beside_the_trees_phrase(
+    knowledge: Knowledge, text: str, phrase: str, matched: str
+) -> None:
+    result = diagnose_text(knowledge, text)
+    assert result.symptom is not None
+    assert (result.symptom.matched_phrase, result.symptom.matched_text) == (phrase, matched)
+
+
+def test_the_words_that_matched_are_always_a_span_of_the_description(knowledge: Knowledge) -> None:
+    development = json.loads((BENCH_DATA / "diagnose_phrasings_dev.json").read_text(encoding="utf-8"))
+    spans = 0
+    for item in development["phrasings"]:
+        text = item["text"]
+        match = knowledge.matcher.match(text)
+        if match is None:
+            continue
+        matched = match.matched_text(text)
+        assert matched is not None and matched in text, text
+        # It starts and ends on the phrase's first and last words, read the way the matcher reads them.
+        read, wanted = knowledge.matcher.normalise(matched), knowledge.matcher.normalise(match.phrase)
+        assert (read[0], read[-1]) == (wanted[0], wanted[-1]), (text, matched)
+        spans += 1
+    assert spans > 400
 
 
 def test_a_car_reversing_into_the_door_is_not_the_door_reversing(knowledge: Knowledge) -> None:

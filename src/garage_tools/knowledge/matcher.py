@@ -39,12 +39,22 @@ RECENT_MATCHES = 4096
 
 
 _WORD = re.compile(r"[a-z0-9]+")
-_APOSTROPHES = str.maketrans("", "", "'\u2019\u2018`\u00b4")
+_APOSTROPHE_MARKS = "'\u2019\u2018`\u00b4"
+_APOSTROPHES = str.maketrans("", "", _APOSTROPHE_MARKS)
 
 
 def words(text: str) -> list[str]:
     """Lower-case words with apostrophes removed inside words (won't -> wont)."""
     return _WORD.findall(text.lower().translate(_APOSTROPHES))
+
+
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """Where each of `words(text)` is in `text`: (start, end) character offsets, apostrophes included."""
+    kept = [
+        (lowered, index) for index, char in enumerate(text) if char not in _APOSTROPHE_MARKS for lowered in char.lower()
+    ]
+    folded = "".join(char for char, _ in kept)
+    return [(kept[found.start()][1], kept[found.end() - 1][1] + 1) for found in _WORD.finditer(folded)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +73,8 @@ class Reading:
     """A description as the matchers see it: canonical words, and what it is about."""
 
     tokens: list[str]
+    #: For each of `tokens`, the raw words (positions in `words(text)`) it was read from: start, end.
+    origins: list[tuple[int, int]]
     #: Where (in `tokens`) another thing is named as the subject (`otherSubjects`), the garage door itself
     #: not being named (see the module docstring); None when it may be the door.
     subject_at: int | None
@@ -78,8 +90,14 @@ class Reading:
 @dataclass(frozen=True, slots=True)
 class Match:
     symptom: Symptom
-    phrase: str
+    phrase: str  # the tree's phrase, in its own words
     score: int
+    #: Where the words that matched the phrase are in the description: (start, end) character offsets.
+    span: tuple[int, int] | None = None
+
+    def matched_text(self, description: str) -> str | None:
+        """The words of `description` that matched the phrase ("wont shut" for the phrase "won't close")."""
+        return None if self.span is None else description[self.span[0] : self.span[1]]
 
 
 def _deletes(word: str) -> set[str]:
@@ -220,6 +238,7 @@ class SymptomMatcher:
         if correct:
             tokens = [self._correct(t) for t in tokens]
         out: list[str] = []
+        origins: list[tuple[int, int]] = []
         named = False  # "garage" or "door" naming the garage door: filler words, seen here before they are dropped
         after_subject = -1  # the raw word right after the last other thing named
         governing: set[int] = set()  # where (in `out`) another thing is the subject from the start (see below)
@@ -234,6 +253,7 @@ class SymptomMatcher:
                         if canonical in self._other_subjects and self._governs(tokens, i, out):
                             governing.add(len(out))
                         out.append(canonical)
+                        origins.append((i, i + size))
                     i += size
                     if canonical in self._other_subjects:
                         after_subject = i
@@ -255,8 +275,10 @@ class SymptomMatcher:
                 if token == POSITION_WORD and out and out[-1] == WHILE_WORD:
                     continue  # "tilts when it's halfway up": halfway says when, not where the door stops
                 out.append(token)
+                origins.append((i - 1, i))
         return Reading(
             tokens=out,
+            origins=origins,
             subject_at=None if named else self._subject_at(out, governing),
             enquiry=not self._enquiry_words.isdisjoint(out),
         )
@@ -348,9 +370,14 @@ class SymptomMatcher:
                     best = ((size, priority, -skipped), pattern, start)
         if best is None:
             return None
-        if reading.subject_at is not None and reading.subject_at <= best[2]:
+        (_, _, minus_skipped), pattern, start = best
+        if reading.subject_at is not None and reading.subject_at <= start:
             return None  # "the freezer in the garage hums": another thing is the subject, whatever the words
-        return Match(best[1].symptom, best[1].phrase, len(best[1].tokens))
+        last = start + len(pattern.tokens) - 1 - minus_skipped
+        spans = word_spans(text)
+        first_word, end_word = reading.origins[start][0], reading.origins[last][1]
+        span = (spans[first_word][0], spans[end_word - 1][1]) if end_word <= len(spans) else None
+        return Match(pattern.symptom, pattern.phrase, len(pattern.tokens), span)
 
     def suggestions(self) -> list[str]:
         """One phrase per symptom (each symptom's first phrase, the one widgets offer as a chip)."""
