@@ -142,7 +142,7 @@ class PartnerDirectory:
             log.exception("partner directory: loading it at start-up failed; the first routing call tries again")
 
     async def places(self) -> Gazetteer:
-        """The US ZIP data set, read once (in a thread: it takes about a second)."""
+        """The US ZIP data set, read once per process (in a thread, though it takes only milliseconds)."""
         if self._places is None:
             self._places = await asyncio.to_thread(self._load_places)
         return self._places

@@ -154,7 +154,7 @@ class ResolvedLocation(OutputModel):
         description=(
             "True when a city name sent without its state names places in several states: this is the "
             "likeliest (one a partner serves first, then the one with the most ZIP codes); the others are in "
-            "`alternatives` and `hint` says how to ask for one of them."
+            "`alternatives` below, and the answer's `hint` says how to ask for one of them."
         ),
     )
     alternatives: list[OtherPlace] | None = Field(
