@@ -133,7 +133,10 @@ def create_app(
                 for manager in mcp.session_managers():
                     await stack.enter_async_context(manager.run())
                 await stack.enter_async_context(mail_worker_running(services.settings, services.database))
-                keep_for_life(collect_first=True)  # the knowledge, indexes and schemas loaded so far
+                directory = services.tool_data.partners.directory
+                await directory.places()  # the US places: a few ms
+                keep_for_life(collect_first=True)  # the knowledge, indexes, schemas and places loaded so far
+                directory.warm_up()  # the partner directory, from the store, while the server starts serving
                 yield
         finally:
             await services.close()

@@ -31,8 +31,8 @@ class ErrorBody(BaseModel):
     details: list[FieldProblem] | None = Field(
         default=None,
         description=(
-            "Per-field problems, present on `invalid_arguments` errors; on `ambiguous_location`, one entry per "
-            "candidate place."
+            "Per-field problems: on `invalid_arguments` errors, and on others that one field caused (such as "
+            "`unknown_location`)."
         ),
     )
 
@@ -197,12 +197,6 @@ class UnknownLocation(ServiceError):
     code = "unknown_location"
 
 
-class AmbiguousLocation(ServiceError):
-    """A city name found in several states, sent without a state; the message lists the candidates."""
-
-    code = "ambiguous_location"
-
-
 class ProviderUnavailable(ServiceUnavailable):
     """The language or vision model provider is down, overloaded, timing out or refusing our credentials.
 
@@ -313,7 +307,6 @@ ALL_ERRORS: tuple[type[ServiceError], ...] = (
     ProviderUnavailable,
     ProviderBadReply,
     UnknownLocation,
-    AmbiguousLocation,
     ImageMissing,
     ImageDataUrlPrefix,
     ImageBadBase64,

@@ -1,10 +1,11 @@
 """Data a process keeps for its whole life, taken out of the garbage collector's scans.
 
-The knowledge, indexes and schemas loaded at start-up, and the US places read on the first routing
-call, are a few hundred thousand objects that live until the process stops. A full collection walks
-every tracked object: with the places loaded and not frozen, one pass took about 175 ms here, a stall
-for every request in flight. `gc.freeze()` moves what is tracked now into the permanent generation,
-which collections skip; the objects are still freed by reference counting if they ever go.
+The knowledge, indexes and schemas loaded at start-up, and the US places (read at start-up too, or on
+first use outside a server), are a few hundred thousand objects that live until the process stops. A
+full collection walks every tracked object: with the places loaded and not frozen, as they were before
+they became a compact index, one pass took about 175 ms here, a stall for every request in flight.
+`gc.freeze()` moves what is tracked now into the permanent generation, which collections skip; the
+objects are still freed by reference counting if they ever go.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from tests.conftest import LiveServer, start_server, stop_server
-from tests.e2e.test_mcp import MODES, connect, envelope
+from tests.e2e.test_mcp import MODES, connect
 from tests.scratch_postgres import UPSTREAM, scratch_database_sync, service_url
 from tests.tcp_proxy import tcp_proxy
 
@@ -41,7 +41,6 @@ def test_a_partner_with_offers_and_one_without(api: httpx.Client) -> None:
     ("tool", "arguments", "code", "says"),
     [
         ("routeByZip", {"zipOrLocation": "00000"}, "unknown_location", "00000"),
-        ("routeByZip", {"zipOrLocation": "St. George"}, "ambiguous_location", "Saint George, UT"),
         (
             "routeByZip",
             {"zipOrLocation": "84770", "leadHeat": "urgent"},
@@ -61,6 +60,16 @@ def test_errors_are_400_envelopes_that_say_what_to_send(
     assert error["code"] == code and error["status"] == 400 and says in error["message"]
 
 
+def test_a_city_without_its_state_is_200_with_the_likeliest_place(api: httpx.Client) -> None:
+    response = api.post("/api/v1/routeByZip", json={"zipOrLocation": "St. George", "issue": "wont_close"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["covered"] is True and body["region"] == "Southern Utah"
+    assert body["location"]["ambiguous"] is True and body["location"]["state"] == "UT"
+    assert {place["state"] for place in body["location"]["alternatives"]} == {"GA", "KS", "SC"}
+    assert "Saint George, GA" in body["hint"]
+
+
 def test_an_uncovered_area_is_200_with_a_hint(api: httpx.Client) -> None:
     body = api.post("/api/v1/routeByZip", json={"zipOrLocation": "Billings, MT", "leadHeat": None}).json()
     assert body["covered"] is False and body["hint"] and body["nearest"]["partnerId"]
@@ -78,12 +87,19 @@ async def test_both_mcp_tiers_route_and_list_offers_like_rest(
         partner_id = routed.structured_content["partnerId"]
         offers = await client.call_tool("getActivePromotions", {"partnerId": partner_id})
         assert not offers.is_error and offers.structured_content is not None
-        ambiguous = envelope(await client.call_tool("routeByZip", {"zipOrLocation": "Kansas City"}))
+        ambiguous = await client.call_tool("routeByZip", {"zipOrLocation": "Kansas City"})
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
     async with httpx.AsyncClient(base_url=live_server.url) as http:
         rest = (await http.post("/api/v1/routeByZip", json=DONE_WHEN)).json()
     assert routed.structured_content == rest
     assert offers.structured_content["matchedBy"] == "partnerId"
-    assert ambiguous["code"] == "ambiguous_location" and "Kansas City, MO" in ambiguous["message"]
+    assert not ambiguous.is_error and ambiguous.structured_content is not None
+    assert ambiguous.structured_content["location"]["ambiguous"] is True
+    assert "Kansas City, KS" in ambiguous.structured_content["hint"]
+    published = listed["routeByZip"].output_schema
+    assert published is not None
+    location = published["$defs"]["ResolvedLocation"]["properties"]
+    assert "ambiguous" in location and "alternatives" in location  # typed clients can see the guess
 
 
 # --- the operator's CLI against a running server (its own server: these change the directory) ----

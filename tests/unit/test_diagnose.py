@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.tools.diagnose import diagnose_text
+
+BENCH_DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
 
 # The one-tap chips that widgets in the field offer, and the symptom each MUST map to.
 CHIPS = {
@@ -350,6 +353,79 @@ def test_the_door_stays_the_subject_when_another_thing_is_only_mentioned(
     knowledge: Knowledge, text: str, key: str
 ) -> None:
     assert_diagnosed(knowledge, text, key)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the washing machine drum bangs about on spin",  # an appliance's parts are its own
+        "our fridge rattles, I think the compressor bracket is loose",
+        "the kitchen appliance hums",
+        "the oven fan grinds",
+        "the microwave door won't close",  # and so is its door
+        "the window by the stairs leaks, the seal has gone",  # a window's seal
+        "a leaking window",  # a description that opens with the thing it describes
+        "the gate motor hums but the gate won't open",  # a gate's opener
+        "the screen door spring snapped",  # another door's spring
+        "my shed door hinge snapped and the door drags",  # "the door" is the shed door named before
+        "a humming noise from the old freezer",  # where a sound comes from
+        "the garage fridge hums",  # "garage" says where the fridge is
+        "my van won't start after a night in the icy garage",
+    ],
+)
+def test_appliances_windows_other_doors_gates_and_cars_are_not_the_door(knowledge: Knowledge, text: str) -> None:
+    assert knowledge.matcher.match(text) is None, knowledge.matcher.normalise(text)
+    assert knowledge.semantic_matcher.match(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("the car is stuck in there and the opener just hums", "wont_open"),  # a car stands by
+        ("it's freezing in the garage and the door won't open", "wont_open"),
+        ("the garage won't close again", "wont_close"),  # "garage" for the door
+        ("a rattling from the garage door as the car pulls in", "unusual_noise"),
+        ("a loud bang from the garage and a spring is in two pieces", "banging_noise"),
+        ("banging noise, the windows shook", "banging_noise"),  # "banging noise" describes no window
+    ],
+)
+def test_the_door_stays_the_subject_beside_those_things(knowledge: Knowledge, text: str, key: str) -> None:
+    assert_diagnosed(knowledge, text, key)
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "matched"),
+    [
+        ("door wont shut", "won't close", "wont shut"),  # the field's own variant
+        ("Door WON'T shut!!", "won't close", "WON'T shut"),  # as sent: case and apostrophe kept
+        ("the door will not go down at all", "won't close", "will not go down"),
+        ("Garage door won\u2019t close", "won't close", "won\u2019t close"),
+        ("my door makes a loud bang", "loud bang", "loud bang"),
+    ],
+)
+def test_the_words_that_matched_are_reported_beside_the_trees_phrase(
+    knowledge: Knowledge, text: str, phrase: str, matched: str
+) -> None:
+    result = diagnose_text(knowledge, text)
+    assert result.symptom is not None
+    assert (result.symptom.matched_phrase, result.symptom.matched_text) == (phrase, matched)
+
+
+def test_the_words_that_matched_are_always_a_span_of_the_description(knowledge: Knowledge) -> None:
+    development = json.loads((BENCH_DATA / "diagnose_phrasings_dev.json").read_text(encoding="utf-8"))
+    spans = 0
+    for item in development["phrasings"]:
+        text = item["text"]
+        match = knowledge.matcher.match(text)
+        if match is None:
+            continue
+        matched = match.matched_text(text)
+        assert matched is not None and matched in text, text
+        # It starts and ends on the phrase's first and last words, read the way the matcher reads them.
+        read, wanted = knowledge.matcher.normalise(matched), knowledge.matcher.normalise(match.phrase)
+        assert (read[0], read[-1]) == (wanted[0], wanted[-1]), (text, matched)
+        spans += 1
+    assert spans > 400
 
 
 def test_a_car_reversing_into_the_door_is_not_the_door_reversing(knowledge: Knowledge) -> None:

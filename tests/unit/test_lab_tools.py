@@ -327,7 +327,8 @@ def test_synonyms_bring_in_the_other_phrases_of_a_group(knowledge: Knowledge) ->
 
 
 def test_a_synonym_group_counts_once_and_a_phrase_as_one_word(knowledge: Knowledge) -> None:
-    """A section scores the caller's word plus SYNONYM_WEIGHT x its best alternative, never the sum of them all.
+    """A section scores the caller's word plus SYNONYM_WEIGHT x its best alternative, never the sum of them all,
+    scaled by the share of the two (the word, the group) it matches.
 
     Summing let a large group outweigh what the caller typed: "worth" pulled in the ROI lab's every synonym.
     """
@@ -345,7 +346,35 @@ def test_a_synonym_group_counts_once_and_a_phrase_as_one_word(knowledge: Knowled
     for section, score in got.items():
         resale_value = (resale.get(section, 0.0) + value.get(section, 0.0)) / 2  # a two-word phrase: the mean
         best = max(roi.get(section, 0.0), payback.get(section, 0.0), resale_value)
-        assert score == pytest.approx(worth.get(section, 0.0) + SYNONYM_WEIGHT * best), section
+        share = ((section in worth) + (best > 0)) / 2
+        assert score == pytest.approx((worth.get(section, 0.0) + SYNONYM_WEIGHT * best) * share), section
+
+
+@pytest.mark.parametrize(
+    ("question", "lead"),
+    [
+        ("Can I replace my own spring to save money?", 1.2),
+        ("can I replace my own garage door spring to save money?", 1.1),  # "garage door" is in every section
+    ],
+)
+def test_doing_it_yourself_in_stop_words_finds_the_technician_only_section(
+    knowledge: Knowledge, question: str, lead: float
+) -> None:
+    """ "My own" is two stop words; the DIY group's cue brings the group in, in full, standing in for them. And
+    coordination: "money", in one section of the energy lab only, no longer outweighs the section that answers
+    replace, spring, save, cost and doing it yourself, so that section leads clearly."""
+    query = lab_index(knowledge).expand(question)
+    assert ("yourself",) in query.synonyms[-1] and query.weights[-1] == 1.0
+    best, second = lab_index(knowledge).search(question, top_k=2)
+    assert (best.lab.slug, best.section.anchor) == (SPRINGS, "technician-only")
+    assert best.score > lead * second.score
+
+
+def test_cues_are_stop_words_and_words_are_not() -> None:
+    with pytest.raises(ValidationError, match="cues are phrases made only of stop words"):
+        SynonymList.model_validate({"groups": [{"words": ["diy", "myself"], "cues": ["my own spring"]}]})
+    cued = SynonymList.model_validate({"groups": [{"words": ["diy", "myself"], "cues": ["my own"]}]})
+    assert cued.cue_groups() == {("my", "own"): 0}
 
 
 def test_trim_cuts_at_a_sentence_or_a_word() -> None:

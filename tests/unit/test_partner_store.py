@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
+import time
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
 
+from garage_tools.app import create_app
 from garage_tools.knowledge.directory import load_sample_partners
 from garage_tools.partners.directory import PartnerDirectory
 from garage_tools.partners.leads import LeadRecorder
+from garage_tools.settings import Settings
 from garage_tools.store.database import Database
-from garage_tools.store.partners import Lead, PartnerRepository
+from garage_tools.store.partners import DirectoryRows, Lead, PartnerRepository
 from tests.scratch_postgres import UPSTREAM, scratch_database, service_url
 from tests.tcp_proxy import tcp_proxy
 from tests.unit.partner_data import partner, promotion
@@ -97,6 +104,59 @@ async def test_a_running_directory_sees_an_import_within_its_refresh_interval(da
     await serving.settled()
     latest = await serving.current()  # ...and the next request routes on the new directory
     assert latest.version == 2 and list(latest.index.listings) == ["replacement"]
+
+
+class CountingRepository(PartnerRepository):
+    """The store as a directory reads it, counting the reads of the whole directory."""
+
+    loads = 0
+
+    async def load(self) -> DirectoryRows:
+        self.loads += 1
+        return await super().load()
+
+
+async def test_a_warm_up_loads_the_directory_before_any_call_and_a_call_during_it_shares_it(
+    database: Database,
+) -> None:
+    warmed_alone = CountingRepository(database)
+    alone = PartnerDirectory(warmed_alone)
+    alone.warm_up()
+    for _ in range(600):  # the store is filled with the samples and read without any request asking
+        if warmed_alone.loads:
+            break
+        await asyncio.sleep(0.05)
+    await alone.settled()
+    assert warmed_alone.loads == 1 and await warmed_alone.version() == 1
+    assert (await alone.current()).version == 1 and warmed_alone.loads == 1  # the first call found it ready
+
+    raced = CountingRepository(database)
+    directory = PartnerDirectory(raced)
+    directory.warm_up()
+    first_call = await directory.current()  # arrives while the warm-up is still loading: waits for that load
+    assert first_call.version == 1 and raced.loads == 1
+
+
+async def test_a_warm_up_under_way_is_given_up_on_shutdown(database: Database) -> None:
+    directory = PartnerDirectory(PartnerRepository(database))
+    directory.warm_up()
+    await directory.stop_warming()  # no error, and nothing left running
+    assert (await directory.current()).version == 1  # a later first call still loads it
+
+
+def test_a_starting_server_fills_and_reads_the_directory_before_its_first_request(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "var", mail_worker_in_process=False)
+    with TestClient(create_app(settings)):
+        for _ in range(600):  # no request is made: the samples arrive in the store all the same
+            with (
+                contextlib.suppress(sqlite3.OperationalError),
+                sqlite3.connect(tmp_path / "var" / "garage-tools.db") as db,
+            ):
+                if db.execute("SELECT count(*) FROM partners").fetchone()[0]:
+                    break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the directory was not loaded at start-up")
 
 
 async def test_leads_are_written_in_the_background_and_tallied(database: Database) -> None:

@@ -552,6 +552,7 @@ async def test_offline_the_fallback_is_the_nearest_example(offline: Services) ->
     assert symptom["key"] == "opens_partially" and symptom["matchedBy"] == "offline-fallback"
     assert 0 < symptom["similarity"] <= 1 and symptom["matchedPhrase"]
     assert "model" not in symptom and "modelError" not in answer
+    assert "matchedText" not in symptom  # the nearest example matched the whole text, not some of its words
     assert "symptom" not in await diagnose(offline, "the door rises a little and quits", fallback=False)
 
 

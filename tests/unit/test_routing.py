@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import zipcodes
 
-from garage_tools.errors import AmbiguousLocation, InvalidArguments, UnknownLocation
+from garage_tools.errors import InvalidArguments, UnknownLocation
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.places import us_places
 from garage_tools.partners.directory import DirectorySnapshot
@@ -219,9 +219,55 @@ def test_inactive_partners_get_no_leads(knowledge: Knowledge) -> None:
 def test_locations_that_cannot_be_routed_are_400(knowledge: Knowledge, samples: DirectorySnapshot) -> None:
     with pytest.raises(UnknownLocation):
         ask(knowledge, samples, zipOrLocation="00000")
-    with pytest.raises(AmbiguousLocation) as caught:
-        ask(knowledge, samples, zipOrLocation="St. George")
-    assert "Saint George, UT" in caught.value.message
+
+
+# --- a city name without its state --------------------------------------------------------------
+
+
+def test_a_city_without_its_state_routes_to_the_likeliest_place_and_says_so(
+    knowledge: Knowledge, samples: DirectorySnapshot
+) -> None:
+    body = dump(ask(knowledge, samples, zipOrLocation="St. George"))  # the LangChain agent's own example
+    assert body["covered"] is True and body["region"] == "Southern Utah" and body["partner"]["phone"]
+    location = body["location"]
+    assert (location["city"], location["state"], location["ambiguous"]) == ("Saint George", "UT", True)
+    others = {(place["city"], place["state"]): place for place in location["alternatives"]}
+    assert set(others) == {("Saint George", "GA"), ("Saint George", "KS"), ("Saint George", "SC")}
+    assert not any(place["covered"] for place in others.values())
+    assert others["Saint George", "GA"]["zip"] == "31562"
+    hint = body["hint"]
+    assert "Saint George, UT" in hint and "the one a partner serves" in hint
+    assert all(f"Saint George, {state}" in hint for state in ("GA", "KS", "SC"))
+
+
+def test_a_place_a_partner_serves_comes_before_a_bigger_one(knowledge: Knowledge) -> None:
+    result = ask(knowledge, snapshot([partner("georgia", zips=["31562"])]), zipOrLocation="st george")
+    assert result.covered and result.partner_id == "georgia"
+    assert result.location.state == "GA" and result.location.ambiguous
+    assert result.location.alternatives is not None
+    assert result.location.alternatives[0].state == "UT"  # then the one with the most ZIP codes
+
+
+def test_with_no_partner_in_any_of_them_the_one_with_most_zip_codes_is_taken(knowledge: Knowledge) -> None:
+    body = dump(ask(knowledge, snapshot([partner("far", zips=["10001"])]), zipOrLocation="St. George"))
+    assert body["covered"] is False and body["location"]["state"] == "UT" and body["location"]["ambiguous"]
+    assert "most ZIP codes" in body["hint"]  # why this one, then the usual advice for an uncovered area
+    assert "We don't have a vetted partner for Saint George, UT yet" in body["hint"]
+
+
+def test_of_several_a_partner_serves_the_largest_is_taken(knowledge: Knowledge, samples: DirectorySnapshot) -> None:
+    result = ask(knowledge, samples, zipOrLocation="Kansas City")
+    assert result.covered and result.location.state == "MO"
+    assert result.location.alternatives is not None
+    assert [(place.state, place.covered) for place in result.location.alternatives] == [("KS", True)]
+    assert result.hint is not None and "the largest of those a partner serves" in result.hint
+
+
+@pytest.mark.parametrize("where", ["Saint George, UT", "84770", "salt lake city", "123 Main St, St George 84770"])
+def test_a_place_named_once_is_not_ambiguous(knowledge: Knowledge, samples: DirectorySnapshot, where: str) -> None:
+    body = dump(ask(knowledge, samples, zipOrLocation=where))
+    assert body["covered"] is True and body["location"]["ambiguous"] is False
+    assert "alternatives" not in body["location"] and "hint" not in body
 
 
 @pytest.mark.parametrize(

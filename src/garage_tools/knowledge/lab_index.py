@@ -14,6 +14,16 @@ alternative let a word with a large group ("worth": return on investment, ROI, p
 value...) outweigh all the words the caller typed, so the ROI lab answered any question that
 asked whether something was worth it.
 
+A section's score is then scaled by the share of the question's words and concepts (its terms, and each
+synonym group it reaches) that the section matches at all, the coordination factor of classic Lucene
+scoring: without it, one rare word ("money", in one section of the energy lab) outweighed a section that
+answers every other part of the question.
+
+Some questions say what they are about only in words the index drops: "can I replace my own spring?"
+asks whether a job is DIY through "my own", two stop words. A group's `cues` are such phrases,
+matched word for word in the question; a group a cue reaches stands in for those words in full
+(weight 1, as the caller's own words count), since nothing else of them is left to count.
+
 With some sixty sections the whole index is a few thousand postings. Everything that does not
 depend on the query (the per-term, per-section BM25 weight) is computed when the index is built,
 once per process, so a query is a handful of dictionary lookups and additions.
@@ -85,14 +95,31 @@ class SynonymGroup(DataModel):
     """Words and phrases that mean the same thing to someone asking about garage doors."""
 
     words: list[Phrase] = Field(min_length=2, description="Each phrase is matched on its word stems.")
+    cues: list[Phrase] = Field(
+        default_factory=list,
+        description=(
+            'Phrases made only of stop words that point at this group in a question ("my own" for DIY), '
+            "matched word for word; the group then counts in full, standing in for them."
+        ),
+    )
 
     @field_validator("words")
     @classmethod
     def _not_only_stop_words(cls, words: list[str]) -> list[str]:
         empty = [phrase for phrase in words if not terms(phrase)]
         if empty:
-            raise ValueError(f"these phrases are made only of stop words and would never match: {empty}")
+            raise ValueError(
+                f"these phrases are made only of stop words and would never match (make them cues): {empty}"
+            )
         return words
+
+    @field_validator("cues")
+    @classmethod
+    def _only_stop_words(cls, cues: list[str]) -> list[str]:
+        topical = [phrase for phrase in cues if terms(phrase) or not words(phrase)]
+        if topical:
+            raise ValueError(f"cues are phrases made only of stop words (put these in words): {topical}")
+        return cues
 
 
 class SynonymList(DataModel):
@@ -109,6 +136,10 @@ class SynonymList(DataModel):
     def phrase_groups(self) -> list[tuple[Terms, ...]]:
         """Each group as its phrases' terms, duplicates dropped ("photo eye" and "photo-eye" are one)."""
         return [tuple(dict.fromkeys(tuple(terms(phrase)) for phrase in group.words)) for group in self.groups]
+
+    def cue_groups(self) -> dict[tuple[str, ...], int]:
+        """Each cue as its words, and the number of the group it points at."""
+        return {tuple(words(cue)): number for number, group in enumerate(self.groups) for cue in group.cues}
 
 
 # --- the index ---------------------------------------------------------------------------
@@ -130,6 +161,8 @@ class Query:
     terms: Terms  # the caller's own terms, each once, at weight 1
     #: Per synonym group the question touches, the group's other phrases without the caller's own terms.
     synonyms: tuple[tuple[Terms, ...], ...]
+    #: Per group in `synonyms`, its weight: SYNONYM_WEIGHT, or 1 for a group only a cue reached ("my own").
+    weights: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,10 +179,13 @@ class LabIndex:
         documents: Sequence[_Document],
         postings: dict[str, list[tuple[int, float]]],
         synonym_groups: Sequence[tuple[Terms, ...]],
+        cues: dict[tuple[str, ...], int] | None = None,
     ) -> None:
         self._documents = documents
         self._postings = postings
         self._groups = tuple(synonym_groups)
+        self._cues = cues or {}
+        self._longest_cue = max((len(cue) for cue in self._cues), default=0)
         self._groups_with: dict[Terms, list[int]] = {}  # phrase -> the groups it belongs to
         for number, group in enumerate(self._groups):
             for phrase in group:
@@ -184,7 +220,9 @@ class LabIndex:
             for term, tf in weighted.items():
                 idf = math.log(1 + (total - containing[term] + 0.5) / (containing[term] + 0.5))
                 postings.setdefault(term, []).append((number, idf * tf * (K1 + 1) / (tf + norm)))
-        return cls(documents, postings, synonyms.phrase_groups() if synonyms is not None else [])
+        if synonyms is None:
+            return cls(documents, postings, [])
+        return cls(documents, postings, synonyms.phrase_groups(), synonyms.cue_groups())
 
     def __len__(self) -> int:
         return len(self._documents)
@@ -193,18 +231,26 @@ class LabIndex:
         """`text` as the caller's own terms plus the synonym groups any of its words or phrases belong to."""
         query = terms(text)
         own = tuple(dict.fromkeys(query))
-        touched: dict[int, None] = {}  # group numbers, in the order the question reaches them
+        touched: dict[int, float] = {}  # group numbers, in the order the question reaches them, and weights
         for start in range(len(query)):
             for size in range(1, min(self._longest_synonym, len(query) - start) + 1):
-                touched.update(dict.fromkeys(self._groups_with.get(tuple(query[start : start + size]), ())))
-        synonyms = []
-        for number in touched:
+                for number in self._groups_with.get(tuple(query[start : start + size]), ()):
+                    touched[number] = SYNONYM_WEIGHT
+        said = words(text)
+        for start in range(len(said)):
+            for size in range(1, min(self._longest_cue, len(said) - start) + 1):
+                cued = self._cues.get(tuple(said[start : start + size]))
+                if cued is not None and cued not in touched:
+                    touched[cued] = 1.0  # nothing else counts for the words of a cue: the group stands in
+        synonyms, weights = [], []
+        for number, weight in touched.items():
             # The caller's own terms already count in full; what is left of each phrase stands in for them.
             others = (tuple(term for term in phrase if term not in own) for phrase in self._groups[number])
             alternatives = tuple(dict.fromkeys(phrase for phrase in others if phrase))
             if alternatives:
                 synonyms.append(alternatives)
-        return Query(own, tuple(synonyms))
+                weights.append(weight)
+        return Query(own, tuple(synonyms), tuple(weights))
 
     def _phrase_scores(self, phrase: Terms) -> dict[int, float]:
         """Per section, the mean BM25 score of the phrase's terms: a phrase is worth one word, however long."""
@@ -217,22 +263,32 @@ class LabIndex:
     def search(self, text: str, *, top_k: int, lab_slug: str | None = None) -> list[Hit]:
         """The `top_k` best sections for `text`, best first; only sections of `lab_slug` when given."""
         query = self.expand(text)
-        scores: dict[int, float] = {}
+        count = len(self._documents)
+        scores = [0.0] * count  # per section (a few dozen): lists index faster than dictionaries
+        matched = [0] * count  # per section, how many of the question's terms and concepts it has
         for term in query.terms:
             for number, value in self._postings.get(term, ()):
-                scores[number] = scores.get(number, 0.0) + value
-        for alternatives in query.synonyms:
+                scores[number] += value
+                matched[number] += 1
+        for alternatives, weight in zip(query.synonyms, query.weights, strict=True):
             concept: dict[int, float] = {}  # one concept: each section counts its best alternative only
             for phrase in alternatives:
                 scored = self._phrase_cache.get(phrase)
                 if scored is None:  # a phrase cut short by the caller's own terms
                     scored = self._phrase_scores(phrase)
                 for number, value in scored.items():
-                    concept[number] = max(concept.get(number, 0.0), value)
+                    if value > concept.get(number, 0.0):
+                        concept[number] = value
             for number, value in concept.items():
-                scores[number] = scores.get(number, 0.0) + SYNONYM_WEIGHT * value
+                scores[number] += weight * value
+                matched[number] += 1
+        # Coordination: a section that answers more of the question's words and concepts ranks above one
+        # that scores high on a few ("save money" alone is the energy lab; with "replace", "spring" and "my
+        # own" it is the spring section on DIY).
+        concepts = len(query.terms) + len(query.synonyms)
+        found = {n: scores[n] * matched[n] / concepts for n in range(count) if matched[n]}
         if lab_slug is not None:
-            scores = {n: s for n, s in scores.items() if self._documents[n].lab.slug == lab_slug}
+            found = {n: s for n, s in found.items() if self._documents[n].lab.slug == lab_slug}
         # Ties go to the earlier section (labs in spec order, sections in page order).
-        best = heapq.nsmallest(top_k, scores.items(), key=lambda item: (-item[1], item[0]))
+        best = heapq.nsmallest(top_k, found.items(), key=lambda item: (-item[1], item[0]))
         return [Hit(self._documents[n].lab, self._documents[n].section, score) for n, score in best]

@@ -1,24 +1,25 @@
 """US places: a ZIP code, a ZIP+4, a city name or an address line to a point on the map.
 
-The data is the `zipcodes` package's offline copy of the USPS ZIP list (about 42,000 ZIP codes with
-city, state and coordinates). It is read once per process (about a second) into plain dictionaries,
-so a lookup costs microseconds. City names are folded the same way on both sides ("St. George",
-"saint george" and "ST GEORGE" are one key); a city found in several states needs its state.
+The data is the USPS ZIP list that the `zipcodes` package carries (about 42,000 ZIP codes with city,
+state and coordinates), shipped as a compact prebuilt index (`data/us_places.json`, see
+place_index.py) that a process reads in milliseconds, so a lookup costs microseconds and no request
+waits for the list. City names are folded the same way on both sides ("St. George", "saint george"
+and "ST GEORGE" are one key). A city name sent without its state may name places in several states:
+`candidates` returns each, and the caller (routing) decides which is likeliest.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-import unicodedata
-from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from statistics import fmean
-from typing import Any
 
-from garage_tools.errors import AmbiguousLocation, FieldProblem, UnknownLocation
+from garage_tools.errors import FieldProblem, UnknownLocation
+from garage_tools.knowledge.place_index import KINDS, SCALE, NameTable, PlaceIndex, fold, read_place_index
 from garage_tools.lifetime import keep_for_life
 
 STATES = {
@@ -37,21 +38,11 @@ STATES = {
     "MP": "Northern Mariana Islands",
 }  # fmt: skip
 
-# Abbreviations folded into the word the USPS list spells out, on both sides of a lookup.
-_ABBREVIATIONS = {"st": "saint", "ste": "sainte", "ft": "fort", "mt": "mount", "pt": "point"}
 _COUNTRY = {"usa", "us", "united states", "united states of america"}
-_WORD = re.compile(r"[a-z0-9]+")
 _ZIP_ONLY = re.compile(r"([0-9]{5})(?:[- ]?([0-9]{4}))?")
 _ZIP_IN_TEXT = re.compile(r"(?<![0-9])([0-9]{5})(?:-[0-9]{4})?(?![0-9])")
-_MAX_CANDIDATES = 12
-
-
-def fold(text: str, *, spell_out: bool = True) -> str:
-    """Lower case, accents and apostrophes dropped, single spaces, and (for city names) abbreviations spelled out."""
-    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    plain = plain.replace("'", " ").replace("\u2019", " ")
-    words = _WORD.findall(plain)
-    return " ".join(_ABBREVIATIONS.get(word, word) for word in words) if spell_out else " ".join(words)
+_STANDARD = KINDS["STANDARD"]
+_PREFIX = re.compile(r"[0-9]{3}")
 
 
 # State names and codes are matched without spelling out abbreviations: MT is Montana, not "mount".
@@ -83,68 +74,74 @@ class Place:
         return f"{self.city}, {self.state}"
 
 
-@dataclass(frozen=True, slots=True)
-class _ZipRow:
-    zip: str
-    city: str
-    state: str
-    lat: float
-    lon: float
-    standard: bool
+class _Names:
+    """One name table of the index, for lookups: a folded name to the rows (ZIP codes) of that name."""
+
+    def __init__(self, table: NameTable) -> None:
+        self._number = dict(zip(table.keys, range(len(table.keys)), strict=True))
+        self._starts = table.starts
+        self._rows = table.rows
+
+    def rows(self, name: str) -> Sequence[int]:
+        number = self._number.get(name)
+        if number is None:
+            return ()
+        return self._rows[self._starts[number] : self._starts[number + 1]]
 
 
 class Gazetteer:
-    """ZIP codes and city names of the US, indexed for lookups in microseconds."""
+    """ZIP codes and city names of the US, indexed for lookups in microseconds.
 
-    def __init__(self, rows: Iterable[Mapping[str, Any]]) -> None:
-        self._zips: dict[str, _ZipRow] = {}
-        cities: dict[str, dict[str, list[_ZipRow]]] = defaultdict(lambda: defaultdict(list))
-        other_names: dict[str, dict[str, list[_ZipRow]]] = defaultdict(lambda: defaultdict(list))
-        for raw in rows:
-            row = _ZipRow(
-                zip=str(raw["zip_code"]),
-                city=str(raw["city"]),
-                state=str(raw["state"]),
-                lat=float(raw["lat"]),
-                lon=float(raw["long"]),
-                standard=raw.get("zip_code_type") == "STANDARD",
-            )
-            self._zips[row.zip] = row
-            cities[fold(row.city)][row.state].append(row)
-            for name in raw.get("acceptable_cities") or ():
-                other_names[fold(str(name))][row.state].append(row)
-        self._cities = {name: dict(states) for name, states in cities.items()}
-        self._other_names = {name: dict(states) for name, states in other_names.items()}
-        by_prefix: dict[str, list[_ZipRow]] = defaultdict(list)
-        for row in self._zips.values():
-            by_prefix[row.zip[:3]].append(row)
-        self._prefix_centres = {prefix: _centre(rows) for prefix, rows in by_prefix.items()}
+    A row is a ZIP code's position in the index; the index's columns are read as they are.
+    """
+
+    def __init__(self, index: PlaceIndex) -> None:
+        self._codes = index.zips.split(" ")
+        self._row_of = dict(zip(self._codes, range(len(self._codes)), strict=True))
+        self._kinds = index.kinds
+        self._cities, self._city_of = index.cities, index.city
+        self._states, self._state_of = index.states, index.state
+        self._lat, self._lon = index.lat, index.lon
+        self._names = _Names(index.names)
+        self._other_names = _Names(index.other_names)
+        self._prefix_centres: dict[str, tuple[float, float] | None] = {}
 
     def __len__(self) -> int:
-        return len(self._zips)
+        return len(self._codes)
 
     def zip_place(self, code: str, matched_by: MatchedBy = MatchedBy.ZIP) -> Place | None:
         """The place of a five-digit ZIP code, or None when the data set does not have it."""
-        row = self._zips.get(code)
+        row = self._row_of.get(code)
         if row is None:
             return None
-        return Place(row.zip, row.city, row.state, row.lat, row.lon, (row.zip,), matched_by)
+        city, state = self._cities[self._city_of[row]], self._states[self._state_of[row]]
+        return Place(code, city, state, self._lat[row] / SCALE, self._lon[row] / SCALE, (code,), matched_by)
 
     def prefix_centre(self, prefix: str) -> tuple[float, float] | None:
         """The mean position of the ZIP codes that start with a three-digit prefix."""
-        return self._prefix_centres.get(prefix)
+        if prefix not in self._prefix_centres:  # worked out on first use: a prefix's rows are side by side
+            first = bisect_left(self._codes, prefix)
+            end = bisect_left(self._codes, prefix + ":")  # ":" sorts right after the digits
+            found = _PREFIX.fullmatch(prefix) is not None and end > first
+            self._prefix_centres[prefix] = self._centre(range(first, end)) if found else None
+        return self._prefix_centres[prefix]
 
-    def resolve(self, text: str) -> Place:
-        """A ZIP, ZIP+4, address line with a ZIP, or "City[, ST]" to a place; 400 when unknown or ambiguous."""
+    def candidates(self, text: str) -> list[Place]:
+        """The places `text` names: a ZIP, ZIP+4, address line with a ZIP, or "City[, ST]"; 400 when unknown.
+
+        One place, except for a city name sent without its state that several states have: then one
+        per state, in the order of their states.
+        """
         stripped = text.strip()
         if not stripped:
             raise _unknown(text, "Send a five-digit ZIP code or a city name, e.g. 84770 or Saint George, UT.")
         only = _ZIP_ONLY.fullmatch(stripped)
         if only:
-            return self._zip_or_fail(only.group(1), MatchedBy.ZIP_PLUS_4 if only.group(2) else MatchedBy.ZIP, text)
+            matched_by = MatchedBy.ZIP_PLUS_4 if only.group(2) else MatchedBy.ZIP
+            return [self._zip_or_fail(only.group(1), matched_by, text)]
         in_text = _ZIP_IN_TEXT.findall(stripped)
         if in_text:  # an address line: its ZIP is the last five-digit group
-            return self._zip_or_fail(in_text[-1], MatchedBy.ZIP_IN_TEXT, text)
+            return [self._zip_or_fail(in_text[-1], MatchedBy.ZIP_IN_TEXT, text)]
         return self._city(stripped, text)
 
     def _zip_or_fail(self, code: str, matched_by: MatchedBy, text: str) -> Place:
@@ -153,27 +150,44 @@ class Gazetteer:
             raise _unknown(text, f"{code} is not a US ZIP code in our data. Check the digits, or send the city name.")
         return place
 
-    def _city(self, stripped: str, text: str) -> Place:
+    def _city(self, stripped: str, text: str) -> list[Place]:
         for name, state in _readings(stripped):
-            states = self._cities.get(name) or self._other_names.get(name)
-            if states is None:
+            states = self._by_state(self._names.rows(name) or self._other_names.rows(name))
+            if not states:
                 continue
             if state is not None:
-                rows = states.get(state) or self._other_names.get(name, {}).get(state)
+                rows = states.get(state) or self._by_state(self._other_names.rows(name)).get(state)
                 if rows is None:
                     elsewhere = ", ".join(sorted(states))
                     raise _unknown(
                         text, f"There is no {_title(name)} in {state} in our data; we know it in {elsewhere}."
                     )
-                return _city_place(rows)
-            if len(states) == 1:
-                return _city_place(next(iter(states.values())))
-            raise _ambiguous(text, [_city_place(rows) for rows in states.values()])
+                return [self._city_place(rows)]
+            return [self._city_place(rows) for _, rows in sorted(states.items())]
         raise _unknown(
             text,
             "We could not find that place. Send a five-digit ZIP code (e.g. 84770) "
             "or a city with its state (e.g. Saint George, UT).",
         )
+
+    def _by_state(self, rows: Sequence[int]) -> dict[str, list[int]]:
+        grouped: dict[str, list[int]] = {}
+        for row in rows:
+            grouped.setdefault(self._states[self._state_of[row]], []).append(row)
+        return grouped
+
+    def _city_place(self, rows: list[int]) -> Place:
+        """A city from its rows (ascending): its lowest standard ZIP, the middle of its standard ZIPs, all ZIPs."""
+        standard = [row for row in rows if self._kinds[row] == _STANDARD] or rows
+        lat, lon = self._centre(standard)
+        first = standard[0]
+        city, state = self._cities[self._city_of[first]], self._states[self._state_of[first]]
+        zips = tuple(self._codes[row] for row in rows)
+        return Place(self._codes[first], city, state, round(lat, 4), round(lon, 4), zips, MatchedBy.CITY)
+
+    def _centre(self, rows: Iterable[int]) -> tuple[float, float]:
+        listed = list(rows)
+        return fmean(self._lat[row] / SCALE for row in listed), fmean(self._lon[row] / SCALE for row in listed)
 
 
 def _readings(text: str) -> list[tuple[str, str | None]]:
@@ -194,19 +208,6 @@ def _readings(text: str) -> list[tuple[str, str | None]]:
     return readings
 
 
-def _city_place(rows: list[_ZipRow]) -> Place:
-    standard = [row for row in rows if row.standard] or rows
-    lat, lon = _centre(standard)
-    first = min(standard, key=lambda row: row.zip)
-    zips = tuple(sorted({row.zip for row in rows}))
-    return Place(first.zip, first.city, first.state, round(lat, 4), round(lon, 4), zips, MatchedBy.CITY)
-
-
-def _centre(rows: Iterable[_ZipRow]) -> tuple[float, float]:
-    listed = list(rows)
-    return fmean(row.lat for row in listed), fmean(row.lon for row in listed)
-
-
 def _title(folded: str) -> str:
     return " ".join(word.capitalize() for word in folded.split())
 
@@ -220,29 +221,15 @@ def _unknown(text: str, advice: str) -> UnknownLocation:
     return UnknownLocation(message, details=[FieldProblem(field="zipOrLocation", message=advice)])
 
 
-def _ambiguous(text: str, places: list[Place]) -> AmbiguousLocation:
-    labels = sorted(place.label for place in places)
-    shown = labels[:_MAX_CANDIDATES]
-    more = f" and {len(labels) - len(shown)} more" if len(labels) > len(shown) else ""
-    listed = "; ".join(shown) + more
-    message = (
-        f"{_shown(text)} is a city in {len(labels)} states: {listed}. "
-        f"Add the state (e.g. {shown[-1]}) or send a ZIP code."
-    )
-    return AmbiguousLocation(message, details=[FieldProblem(field="zipOrLocation", message=label) for label in shown])
-
-
 _lock = threading.Lock()
 _loaded: Gazetteer | None = None
 
 
 def us_places() -> Gazetteer:
-    """The whole US data set, read on first use (about a second) and shared by the process."""
+    """The whole US data set, read on first use (a few milliseconds) and shared by the process."""
     global _loaded
     with _lock:
         if _loaded is None:
-            import zipcodes
-
-            _loaded = Gazetteer(zipcodes.list_all())  # type: ignore[no-untyped-call]
-            keep_for_life()  # about 290,000 objects that every later full collection would walk
+            _loaded = Gazetteer(read_place_index())
+            keep_for_life()  # out of the collector's scans, like the data loaded at start-up
         return _loaded

@@ -116,19 +116,35 @@ class DiagnosticTree(DataModel):
         default_factory=list,
         alias="otherSubjects",
         description=(
-            "Things that are not a garage door (a freezer, the TV remote, the patio door). A description that "
-            "names one of them before its symptom words, and neither the garage door itself nor any other of the "
-            "`doorWords` (for another door, not even those: its track is its own), is about that thing, so it "
-            'is not diagnosed: "the freezer in the garage hums" is no opener humming. Right before a door part, '
-            'one only qualifies it ("my truck\'s remote"). Words or multi-word forms ("tv remote", "car key").'
+            "Things that are not a garage door: appliances, windows, other doors, gates, cars (a freezer, the "
+            "TV remote, the patio door). A description that names one of them before its symptom words, and not "
+            'the garage door itself, is about that thing, so it is not diagnosed: "the freezer in the garage '
+            'hums" is no opener humming. The parts such a thing has are its own ("the window seal", "the gate '
+            'opener", "is the dryer\'s drum loose?"), and so is a door right after it ("the oven door"); '
+            '"garage" right before one is where it is ("the garage fridge"). Bystanders differ: see `bystanders`. '
+            'Words or multi-word forms ("tv remote", "car key").'
         ),
+    )
+    bystanders: list[Text] = Field(
+        default_factory=list,
+        description=(
+            "Other subjects that stand by in a garage door's stories (the car, the dog): any of the `doorWords` "
+            'named elsewhere brings the door back ("the car is stuck inside, the opener won\'t lift"), and right '
+            "before one of the `carriedParts` a bystander only qualifies it (\"my truck's remote\" is the door's "
+            "remote). Each must be in `otherSubjects`."
+        ),
+    )
+    carried_parts: list[Text] = Field(
+        default_factory=list,
+        alias="carriedParts",
+        description="The garage door's controls a car carries (its remote, a built-in button); see `bystanders`.",
     )
     door_words: list[Text] = Field(
         default_factory=list,
         alias="doorWords",
         description=(
-            "Words that show the garage door is the subject (door, opener, spring, remote ...), checked "
-            "after word forms are folded, before filler words are dropped. See `otherSubjects`."
+            "Words of the garage door and its parts (door, opener, spring, remote ...), checked after word forms "
+            "are folded, before filler words are dropped. See `otherSubjects` and `bystanders`."
         ),
     )
     enquiry_words: list[Text] = Field(
@@ -150,6 +166,9 @@ class DiagnosticTree(DataModel):
                 folded = " ".join(form.lower().split())
                 if owner.setdefault(folded, canonical) != canonical:
                     raise ValueError(f"word form {form!r} belongs to both {owner[folded]!r} and {canonical!r}")
+        strays = [thing for thing in self.bystanders if thing not in self.other_subjects]
+        if strays:
+            raise ValueError(f"bystanders must be otherSubjects too: {strays}")
         keys = [s.key for s in self.symptoms]
         if len(keys) != len(set(keys)):
             raise ValueError("symptom keys must be unique")

@@ -1,16 +1,19 @@
 """The partner directory as each process serves it: an index in memory, kept fresh from the store.
 
-Every request reads the snapshot in memory and never waits on the store, except the very first in
-a process (which loads it, and seeds the packaged sample directory into a store that was never
-filled). At most every `refresh_seconds` a request starts a background check of the directory's
-version number, one small query; when an import has bumped it, the process re-reads the directory
-and swaps in a new index. So an import reaches every running process within `refresh_seconds` (plus
-the time to read and index it), and a store outage leaves routing answering from the last snapshot.
+Every request reads the snapshot in memory and never waits on the store. A server loads the first
+snapshot in the background as it starts (`warm_up`), seeding the packaged sample directory into a
+store that was never filled; a request that comes before that is done waits for the same load, and
+in a process that did not warm up (the CLI, tests) the first request loads it. At most every
+`refresh_seconds` a request starts a background check of the directory's version number, one small
+query; when an import has bumped it, the process re-reads the directory and swaps in a new index. So
+an import reaches every running process within `refresh_seconds` (plus the time to read and index
+it), and a store outage leaves routing answering from the last snapshot.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import defaultdict
@@ -85,6 +88,7 @@ class PartnerDirectory:
         self._next_check = 0.0
         self._lock: asyncio.Lock | None = None
         self._refresh: asyncio.Task[None] | None = None
+        self._warming: asyncio.Task[None] | None = None
 
     async def current(self) -> DirectorySnapshot:
         """The snapshot to answer from now; loads it on first use, and starts a freshness check when due."""
@@ -117,8 +121,28 @@ class PartnerDirectory:
         if self._refresh is not None:
             await asyncio.shield(self._refresh)
 
+    def warm_up(self) -> None:
+        """Start loading the first snapshot in the background, so the first routing call need not wait for it."""
+        if self._snapshot is None and self._warming is None:
+            self._warming = _spawn(self._warm())
+
+    async def stop_warming(self) -> None:
+        """Give up a warm-up still under way (on shutdown: the first call would have loaded it anyway)."""
+        if self._warming is not None and not self._warming.done():
+            self._warming.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._warming
+
+    async def _warm(self) -> None:
+        try:
+            await self.current()
+        except StoreUnavailable:
+            pass  # the store logs its outage once; the first routing call tries again
+        except Exception:
+            log.exception("partner directory: loading it at start-up failed; the first routing call tries again")
+
     async def places(self) -> Gazetteer:
-        """The US ZIP data set, read once (in a thread: it takes about a second)."""
+        """The US ZIP data set, read once per process (in a thread, though it takes only milliseconds)."""
         if self._places is None:
             self._places = await asyncio.to_thread(self._load_places)
         return self._places

@@ -23,4 +23,5 @@ class Partners:
 
     async def close(self) -> None:
         """Write the leads still waiting (best effort: a store that does not answer keeps them)."""
+        await self.directory.stop_warming()
         await self.leads.flush()

@@ -49,7 +49,18 @@ class MatchedSymptom(OutputModel):
         description="`emergency` (stop using the door, call a pro now), `soon` (within days) or `routine`."
     )
     matched_phrase: str = Field(
-        description="The phrase that matched (for a fallback: the nearest example, or the symptom's first phrase)."
+        description=(
+            "The diagnostic tree's phrase that matched, in the tree's own words (\"won't close\" for \"door wont "
+            "shut\"): see `matchedText` for the words sent. For a fallback: the nearest example, or the symptom's "
+            "first phrase."
+        )
+    )
+    matched_text: str | None = Field(
+        default=None,
+        description=(
+            "For `phrase`: the words of the description that matched `matchedPhrase`, exactly as sent "
+            '("wont shut"). Absent for a fallback, which matches the whole description.'
+        ),
     )
     matched_by: MatchMethod = Field(
         default=MatchMethod.PHRASE,
@@ -99,12 +110,12 @@ class DiagnoseOutput(OutputModel):
 
 
 class Diagnoser:
-    """Diagnosis over one knowledge base. Answers depend only on the matched symptom and phrase,
+    """Diagnosis over one knowledge base. Answers depend only on the matched symptom, phrase and words,
     so each is built (and validated) once and reused: a call costs one match."""
 
     def __init__(self, knowledge: Knowledge) -> None:
         self.knowledge = knowledge
-        self._answers: dict[tuple[str, str], DiagnoseOutput] = {}
+        self._answers: dict[tuple[str, str, str | None], DiagnoseOutput] = {}
         self._symptoms = {symptom.key: symptom for symptom in knowledge.tree.symptoms}
         self._no_match = DiagnoseOutput(
             likely_issues=[],
@@ -119,13 +130,13 @@ class Diagnoser:
         return self._no_match
 
     def diagnose(self, description: str) -> DiagnoseOutput:
-        return self.answer(self.knowledge.matcher.match(description))
+        return self.answer(self.knowledge.matcher.match(description), description)
 
-    def answer(self, match: Match | None) -> DiagnoseOutput:
-        """The answer for a phrase match (or the no-match answer)."""
+    def answer(self, match: Match | None, description: str) -> DiagnoseOutput:
+        """The answer for a phrase match in `description` (or the no-match answer)."""
         if match is None:
             return self._no_match
-        return self._cached(match.symptom, match.phrase)
+        return self._cached(match.symptom, match.phrase, match.matched_text(description))
 
     def offline(
         self, description: str, *, rival: MatchedSymptom | None = None, model_error: str | None = None
@@ -152,15 +163,16 @@ class Diagnoser:
         )
         return answer.model_copy(update={"symptom": chosen})
 
-    def _cached(self, symptom: Symptom, phrase: str) -> DiagnoseOutput:
-        answer = self._answers.get((symptom.key, phrase))
+    def _cached(self, symptom: Symptom, phrase: str, matched_text: str | None = None) -> DiagnoseOutput:
+        key = (symptom.key, phrase, matched_text)
+        answer = self._answers.get(key)
         if answer is None:
-            if len(self._answers) >= MAX_CACHED_ANSWERS:  # bounded, though phrases and examples are finite
+            if len(self._answers) >= MAX_CACHED_ANSWERS:  # bounded: the words people send vary without end
                 self._answers.clear()
-            answer = self._answers[(symptom.key, phrase)] = self._answer(symptom, phrase)
+            answer = self._answers[key] = self._answer(symptom, phrase, matched_text)
         return answer
 
-    def _answer(self, symptom: Symptom, phrase: str) -> DiagnoseOutput:
+    def _answer(self, symptom: Symptom, phrase: str, matched_text: str | None) -> DiagnoseOutput:
         knowledge = self.knowledge
         issues = []
         for key in symptom.likely_issues:
@@ -178,7 +190,11 @@ class Diagnoser:
             )
         return DiagnoseOutput(
             symptom=MatchedSymptom(
-                key=symptom.key, label=symptom.label, urgency=symptom.urgency, matched_phrase=phrase
+                key=symptom.key,
+                label=symptom.label,
+                urgency=symptom.urgency,
+                matched_phrase=phrase,
+                matched_text=matched_text,
             ),
             likely_issues=issues,
             safety_flag=likely_hazard(issues),
@@ -260,7 +276,7 @@ async def diagnose_with_fallback(
 
 async def diagnose(args: DiagnoseInput, ctx: ToolContext) -> DiagnoseOutput:
     match = ctx.knowledge.matcher.match(args.description)
-    answer = diagnoser(ctx.knowledge).answer(match)
+    answer = diagnoser(ctx.knowledge).answer(match, args.description)
     if not args.use_llm_fallback or not needs_fallback(match):
         return answer
     model = ctx.data.models.language if ctx.data is not None else None

@@ -53,7 +53,10 @@ class RetrieveInput(InputModel):
 
 class LabChunk(OutputModel):
     rank: int = Field(description="1 for the best match.")
-    score: float = Field(description="BM25 relevance (higher is better); comparable within one answer only.")
+    score: float = Field(
+        description="BM25 relevance, scaled by how much of the query the section matches (higher is better); "
+        "comparable within one answer only."
+    )
     text: str = Field(description="The section's text, cut near 1,500 characters (ending in '…' when cut).")
     lab_slug: str
     lab_title: str

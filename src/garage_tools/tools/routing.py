@@ -6,7 +6,10 @@ Ranking, among the partners whose service area includes the place:
 2. the lead heat: `hot` (emergency, must call a pro) puts partners who take emergency calls first,
    `warm` (replacement) those who do replacements; `cold` (research) and no heat prefer nobody;
 3. the nearest (distance from the place to the partner's centre), then the name, so ties are stable.
-An area no partner serves is a 200 with `covered: false`, the nearest partner and a `hint`.
+An area no partner serves is a 200 with `covered: false`, the nearest partner and a `hint`. A city
+name sent without its state that several states have ("St. George") is read as the likeliest of those
+places: one a partner serves first, then the one with the most ZIP codes; the answer says so
+(`location.ambiguous`), lists the others and says in its `hint` how to ask for another.
 """
 
 from __future__ import annotations
@@ -25,13 +28,14 @@ from garage_tools.knowledge.places import MatchedBy, Place
 from garage_tools.knowledge.schemas import DiagnosticTree
 from garage_tools.models import InputModel, OutputModel
 from garage_tools.partners.directory import DirectorySnapshot
-from garage_tools.partners.index import Listing, Serving
+from garage_tools.partners.index import Listing, PartnerIndex, Serving
 from garage_tools.partners.service import Partners
 from garage_tools.registry import Tool, ToolContext
 from garage_tools.store.partners import Lead
 from garage_tools.tools.cost import DOOR_SIZE_PATTERN, DoorSizeText
 
 MAX_ALTERNATIVES = 2
+_HINT_PLACES = 5  # other places a hint names; `location.alternatives` lists them all
 
 
 class LeadHeat(StrEnum):
@@ -69,8 +73,8 @@ class RouteByZipInput(InputModel):
         max_length=200,
         description=(
             "Where the door is: a five-digit ZIP code (`84770`), a ZIP+4, a city (`Saint George, UT`, "
-            "`salt lake city`; add the state when the name exists in several states) or an address line with "
-            "a ZIP code."
+            "`salt lake city`) or an address line with a ZIP code. A city name several states have, sent "
+            "without its state, is read as the likeliest of them (see `location.ambiguous`)."
         ),
         examples=["84770", "Salt Lake City, UT"],
     )
@@ -123,11 +127,31 @@ class Alternative(OutputModel):
     distance_miles: float | None = Field(default=None, description="From the location to the partner's centre.")
 
 
+class OtherPlace(OutputModel):
+    """Another place a city name sent without its state may mean."""
+
+    city: str
+    state: str
+    zip: str = Field(description="Its lowest standard ZIP code; send it, or `City, ST`, to route there.")
+    covered: bool = Field(description="Whether a partner serves it.")
+
+
 class ResolvedLocation(OutputModel):
     zip: str = Field(description="The ZIP code routed on (for a city, its lowest standard ZIP code).")
     city: str
     state: str
     matched_by: MatchedBy = Field(description="How `zipOrLocation` was read: `zip`, `zip+4`, `zip in text` or `city`.")
+    ambiguous: bool = Field(
+        default=False,
+        description=(
+            "True when a city name sent without its state names places in several states: this is the "
+            "likeliest (one a partner serves first, then the one with the most ZIP codes); the others are in "
+            "`alternatives` below, and the answer's `hint` says how to ask for one of them."
+        ),
+    )
+    alternatives: list[OtherPlace] | None = Field(
+        default=None, description="Only when `ambiguous`: the other places of that name, likeliest first."
+    )
 
 
 class RoutedIssue(OutputModel):
@@ -150,7 +174,13 @@ class RouteOutput(OutputModel):
     nearest: Alternative | None = Field(
         default=None, description="Only when not covered: the closest partner, which may not travel that far."
     )
-    hint: str | None = Field(default=None, description="Only when not covered: what to tell the homeowner.")
+    hint: str | None = Field(
+        default=None,
+        description=(
+            "What to tell the homeowner, when no partner serves the area or when the place was the likeliest "
+            "of several (`location.ambiguous`)."
+        ),
+    )
 
 
 def _card(listing: Listing) -> PartnerCard:
@@ -174,8 +204,43 @@ def _alternative(serving: Serving) -> Alternative:
     )
 
 
-def _location(place: Place) -> ResolvedLocation:
-    return ResolvedLocation(zip=place.zip, city=place.city, state=place.state, matched_by=place.matched_by)
+def _location(place: Place, others: list[tuple[Place, bool]]) -> ResolvedLocation:
+    return ResolvedLocation(
+        zip=place.zip,
+        city=place.city,
+        state=place.state,
+        matched_by=place.matched_by,
+        ambiguous=bool(others),
+        alternatives=[OtherPlace(city=o.city, state=o.state, zip=o.zip, covered=c) for o, c in others] or None,
+    )
+
+
+def likeliest(candidates: list[Place], index: PartnerIndex) -> list[tuple[Place, bool]]:
+    """Places a name may mean, likeliest first, each with whether a partner serves it.
+
+    One a partner serves comes first (the homeowner can be helped there), then the one with the most
+    ZIP codes (the bigger town is the likelier), then the name, so the order is stable.
+    """
+    served = [(place, bool(index.serving(place))) for place in candidates]
+    return sorted(served, key=lambda pair: (not pair[1], -len(pair[0].zips), pair[0].label))
+
+
+def _place_hint(ranked: list[tuple[Place, bool]]) -> str:
+    """What to say when a city name sent without its state was read as the likeliest of several places."""
+    (place, covered), others = ranked[0], ranked[1:]
+    served = sum(1 for _, other_covered in ranked if other_covered)
+    if not covered:
+        why = "the one with the most ZIP codes; no partner serves any of them yet"
+    elif served == 1:
+        why = "the one a partner serves"
+    else:
+        why = "the largest of those a partner serves"
+    named = "; ".join(other.label for other, _ in others[:_HINT_PLACES])
+    more = f" and {len(others) - _HINT_PLACES} more" if len(others) > _HINT_PLACES else ""
+    return (
+        f"There is a {place.city} in {len(ranked)} states; this is {place.label}, {why}. "
+        f"If another was meant, send it with its state ({named}{more}) or its ZIP code."
+    )
 
 
 def _where(place: Place) -> str:
@@ -223,13 +288,16 @@ def rank(
 
 def route(knowledge: Knowledge, snapshot: DirectorySnapshot, args: RouteByZipInput) -> RouteOutput:
     """Pure routing over a directory snapshot (no I/O)."""
-    place = snapshot.places.resolve(args.zip_or_location)
+    candidates = snapshot.places.candidates(args.zip_or_location)
+    places = likeliest(candidates, snapshot.index) if len(candidates) > 1 else [(candidates[0], False)]
+    place, others = places[0][0], places[1:]
+    place_hint = _place_hint(places) if others else None
     issue = resolve_issue(knowledge, args.issue)
     services = set(issue.services) if issue else set()
     warm = set(routing_rules(knowledge).warm_services)
     ranked = rank(snapshot.index.serving(place), services, args.lead_heat, warm)
     if not ranked:
-        return _uncovered(snapshot, place, issue, args.lead_heat)
+        return _uncovered(snapshot, place, others, place_hint, issue, args.lead_heat)
     best = ranked[0]
     return RouteOutput(
         covered=True,
@@ -239,9 +307,10 @@ def route(knowledge: Knowledge, snapshot: DirectorySnapshot, args: RouteByZipInp
         distance_miles=_miles(best.miles),
         alternatives=[_alternative(s) for s in ranked[1 : 1 + MAX_ALTERNATIVES]],
         reason=_reason(place, ranked, services, args.lead_heat, warm),
-        location=_location(place),
+        location=_location(place, others),
         issue=issue,
         lead_heat=args.lead_heat,
+        hint=place_hint,
     )
 
 
@@ -279,7 +348,12 @@ def _reason(
 
 
 def _uncovered(
-    snapshot: DirectorySnapshot, place: Place, issue: RoutedIssue | None, heat: LeadHeat | None
+    snapshot: DirectorySnapshot,
+    place: Place,
+    others: list[tuple[Place, bool]],
+    place_hint: str | None,
+    issue: RoutedIssue | None,
+    heat: LeadHeat | None,
 ) -> RouteOutput:
     nearest = snapshot.index.nearest(place.lat, place.lon)
     if nearest is None:
@@ -295,11 +369,11 @@ def _uncovered(
         covered=False,
         alternatives=[],
         reason=f"No partner serves {_where(place)} yet.",
-        location=_location(place),
+        location=_location(place, others),
         issue=issue,
         lead_heat=heat,
         nearest=_alternative(nearest) if nearest is not None else None,
-        hint=hint,
+        hint=f"{place_hint} {hint}" if place_hint else hint,
     )
 
 
@@ -338,8 +412,9 @@ TOOL = Tool(
         "`cold`: research). Returns `covered`, the partner (name, phone, `schedulerUrl` to book online, "
         "`url`), its `partnerId` for getActivePromotions, up to two alternatives and a one-line `reason`. "
         "An area with no partner yet is still a success: `covered: false`, the nearest partner and a `hint` to "
-        "read to the user. An unknown place is 400 `unknown_location`; a city name found in several states "
-        "is 400 `ambiguous_location` listing them: ask which one, or for the ZIP code."
+        "read to the user. A city name without its state that several states have is read as the likeliest "
+        "(`location.ambiguous: true`, the others in `location.alternatives`, a `hint`): confirm it with the "
+        "user. An unknown place is 400 `unknown_location`."
     ),
     input_model=RouteByZipInput,
     output_model=RouteOutput,
