@@ -18,6 +18,7 @@ import orjson
 
 from garage_tools import __version__
 from garage_tools.access.caller import Caller, Tier
+from garage_tools.data_commands import data
 from garage_tools.errors import ServiceError
 from garage_tools.knowledge.directory import DIRECTORY_FILES
 from garage_tools.knowledge.labs import FRONT_MATTER_SCHEMA_FILE, LAB_SLUGS, PREVIEW_DIR, LabFrontMatter
@@ -323,6 +324,7 @@ def _age(delta: timedelta) -> str:
 
 main.add_command(partners)
 main.add_command(promotions)
+main.add_command(data)
 
 
 @main.group()
