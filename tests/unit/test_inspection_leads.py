@@ -205,47 +205,12 @@ async def test_the_email_names_the_pro_and_shows_the_pictures_in_plain_words(har
     stop = next(line for line in mail.text.splitlines() if line.startswith("Stop using the door until"))
     assert "spring containment" in stop and "hinges" not in stop and "remote" not in stop
     assert "Also have the technician repair the hinges." in mail.text
-    # Each flagged item with a reference gallery shows the picture of its severity, as a JPEG mail clients show.
-    assert mail.html.count("format=jpeg") == 3  # containment and remotes (fix), springs (watch)
-    assert f'src="{BASE}/photos/springs-fix.webp?v=' in mail.html
-    assert f"{BASE}/photos/springs-watch.webp?v=" in mail.html
-    assert "/photos/remotes-fix.webp?v=" in mail.html and "healthy.webp" not in mail.html
+    # An item whose own gallery exists shows the picture of its severity, as a JPEG every mail client shows.
+    assert mail.html.count("format=jpeg") == 2  # the remotes (fix) and the springs (watch)
+    assert f'src="{BASE}/photos/remotes-fix.webp?v=' in mail.html
+    assert f'src="{BASE}/photos/springs-watch.webp?v=' in mail.html
+    # The containment's gallery shows the springs it guards: a broken spring is not what was reported, so the
+    # e-mail shows no picture of one and links to the report, which shows a healthy spring to compare.
+    assert "springs-fix.webp" not in mail.html and "healthy.webp" not in mail.html
+    assert "Pictures to compare with, in your report" in mail.html
     assert 'alt="Illustration of' in mail.html
-
-
-@pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-async def test_migration_0007_keeps_earlier_leads_as_routing_leads_and_goes_back(kind: str, tmp_path: Path) -> None:
-    def to(revision: str) -> Callable[[Connection], None]:
-        def run(connection: Connection) -> None:
-            config = alembic_config()
-            config.attributes["connection"] = connection
-            if revision == "0006" and MigrationContext.configure(connection).get_current_revision() == "0007":
-                command.downgrade(config, revision)
-            else:
-                command.upgrade(config, revision)
-
-        return run
-
-    async with throwaway_url(kind, tmp_path) as url:
-        database = Database(url)
-        try:
-            async with database.engine.begin() as connection:
-                await connection.run_sync(to("0006"))
-                await connection.execute(
-                    text(
-                        "INSERT INTO lead_events (created_at, partner_id, covered, zip, surface) "
-                        "VALUES (:at, 'red-rock-garage-doors', true, '84770', 'rest')"
-                    ),
-                    {"at": datetime.now(UTC)},
-                )
-            await database.migrate()
-            [earlier] = await PartnerRepository(database).leads()
-            assert earlier.source is LeadSource.ROUTING and earlier.report_id is earlier.contact_email is None
-            async with database.engine.begin() as connection:
-                await connection.run_sync(to("0006"))
-                columns = await connection.run_sync(
-                    lambda sync: {column["name"] for column in inspect(sync).get_columns("lead_events")}
-                )
-            assert not columns & {"source", "report_id", "contact_name", "contact_email"}
-        finally:
-            await database.dispose()

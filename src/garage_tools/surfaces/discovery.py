@@ -22,6 +22,7 @@ from garage_tools.store.database import RETRY_AFTER
 from garage_tools.surfaces.openapi import openapi_document
 from garage_tools.surfaces.responses import error_response, json_response
 from garage_tools.web.pages import render
+from garage_tools.web.privacy import privacy_facts
 
 API_REFERENCE = "/developers/api"
 
@@ -112,7 +113,7 @@ class Discovery:
         return RedirectResponse(API_REFERENCE, status_code=308)
 
     async def privacy(self, request: Request) -> Response:
-        return render(request, "privacy.html")
+        return render(request, "privacy.html", privacy_facts(self.services.settings))
 
     async def health(self, request: Request) -> Response:
         return json_response({"status": "ok", "version": __version__, "tools": len(self.registry)})

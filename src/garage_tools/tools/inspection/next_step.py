@@ -102,8 +102,8 @@ def advice(flagged: Sequence[FlaggedItem]) -> list[str]:
         sentences.append(f"{ask} {series(repairs)}.")
     if yours:
         sentences.append(
-            f"You can fix {series(yours)} yourself: follow the guidance for each"
-            + (" below." if stop or repairs else ", then inspect again.")
+            f"You can fix {series(yours)} yourself: follow the guidance given for each"
+            + ("." if stop or repairs else ", then inspect again.")
         )
     if not fixes:
         watches = [flag for flag in flagged if flag.status is ItemStatus.WATCH]

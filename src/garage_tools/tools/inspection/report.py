@@ -82,13 +82,21 @@ class Picture:
 
 
 def pictures_for(library: PhotoLibrary, flag: FlaggedItem) -> list[Picture]:
-    """The item's reference photos at the severity the homeowner gave it, then a healthy one to compare."""
+    """Reference photos to show beside a flagged item.
+
+    When the gallery shows the item itself: the photo at the severity of the homeowner's answer, then a
+    healthy one to compare. When it shows a part the item works with (spring containment shows the
+    springs), a broken or worn picture of that part would describe a problem the homeowner did not report,
+    so only its healthy picture is shown, for comparison.
+    """
     if flag.reference_photos is None:
         return []
-    item = flag.reference_photos.item_id
+    gallery = flag.reference_photos.item_id
+    healthy = library.for_item(gallery, PhotoSeverity.HEALTHY)[:1]
+    if gallery != flag.item_id:
+        return [Picture(photo, "Healthy, for comparison", False) for photo in healthy]
     severity = PhotoSeverity.FIX if flag.status is ItemStatus.FIX else PhotoSeverity.WATCH
-    chosen = [Picture(photo, SEVERITY_WORDS[severity], True) for photo in library.for_item(item, severity)[:1]]
-    healthy = library.for_item(item, PhotoSeverity.HEALTHY)[:1]
+    chosen = [Picture(photo, SEVERITY_WORDS[severity], True) for photo in library.for_item(gallery, severity)[:1]]
     return chosen + [Picture(photo, SEVERITY_WORDS[PhotoSeverity.HEALTHY], False) for photo in healthy]
 
 

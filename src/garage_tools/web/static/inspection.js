@@ -91,10 +91,9 @@
   const showReport = (report) => {
     const urgent = report.nextStep.action === "call_a_pro_now";
     document.getElementById("result-grade").textContent = report.grade;
-    document.getElementById("result-summary").textContent = report.summary;
+    document.getElementById("result-label").textContent = report.gradeLabel;
     document.getElementById("result-next").textContent = report.nextStep.text;
     document.getElementById("result-stop").hidden = !urgent;
-    document.getElementById("result-step").className = urgent ? "stop" : "";
     showPro(report.nextStep.localPro);
     const link = document.getElementById("result-link");
     link.href = report.reportUrl;
