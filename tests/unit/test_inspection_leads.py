@@ -214,3 +214,41 @@ async def test_the_email_names_the_pro_and_shows_the_pictures_in_plain_words(har
     assert "springs-fix.webp" not in mail.html and "healthy.webp" not in mail.html
     assert "Pictures to compare with, in your report" in mail.html
     assert 'alt="Illustration of' in mail.html
+
+
+@pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+async def test_migration_0007_keeps_earlier_leads_as_routing_leads_and_goes_back(kind: str, tmp_path: Path) -> None:
+    def to(revision: str) -> Callable[[Connection], None]:
+        def run(connection: Connection) -> None:
+            config = alembic_config()
+            config.attributes["connection"] = connection
+            if revision == "0006" and MigrationContext.configure(connection).get_current_revision() == "0007":
+                command.downgrade(config, revision)
+            else:
+                command.upgrade(config, revision)
+
+        return run
+
+    async with throwaway_url(kind, tmp_path) as url:
+        database = Database(url)
+        try:
+            async with database.engine.begin() as connection:
+                await connection.run_sync(to("0006"))
+                await connection.execute(
+                    text(
+                        "INSERT INTO lead_events (created_at, partner_id, covered, zip, surface) "
+                        "VALUES (:at, 'red-rock-garage-doors', true, '84770', 'rest')"
+                    ),
+                    {"at": datetime.now(UTC)},
+                )
+            await database.migrate()
+            [earlier] = await PartnerRepository(database).leads()
+            assert earlier.source is LeadSource.ROUTING and earlier.report_id is earlier.contact_email is None
+            async with database.engine.begin() as connection:
+                await connection.run_sync(to("0006"))
+                columns = await connection.run_sync(
+                    lambda sync: {column["name"] for column in inspect(sync).get_columns("lead_events")}
+                )
+            assert not columns & {"source", "report_id", "contact_name", "contact_email"}
+        finally:
+            await database.dispose()

@@ -310,7 +310,8 @@ def test_other_outcomes(knowledge: Knowledge) -> None:
     diy = next_step(card_with(knowledge, bottom_seal="fix", remotes="watch"), "94110", contact_share=True)
     assert diy.action is NextStepAction.DO_IT_YOURSELF and diy.arguments is None
     assert diy.text == (
-        "You can fix the bottom seal and weatherstripping yourself: follow the guidance given for each, then inspect again."
+        "You can fix the bottom seal and weatherstripping yourself: follow the guidance given for each, "
+        "then inspect again."
     )
     watch = next_step(card_with(knowledge, hinges="watch"), "94110", contact_share=False)
     assert watch.action is NextStepAction.KEEP_AN_EYE and watch.arguments and watch.arguments.lead_heat == "cold"

@@ -16,6 +16,7 @@ def _host(url: str | None) -> str | None:
 
 def privacy_facts(settings: Settings) -> dict[str, Any]:
     """The privacy page's context: each fact read from the settings the service runs with."""
+    vision = settings.vision_provider or "none"
     return {
         "inspection_days": settings.retention_inspection_days,
         "lead_days": settings.retention_lead_days,
@@ -24,5 +25,5 @@ def privacy_facts(settings: Settings) -> dict[str, Any]:
         "session_days": SESSION_LIFETIME.days,
         "contact": settings.privacy_contact,
         "language_model_host": _host(settings.llm_base_url) if settings.llm_provider != "none" else None,
-        "vision_model_host": _host(settings.vision_base_url) if settings.vision_provider not in (None, "none") else None,
+        "vision_model_host": _host(settings.vision_base_url) if vision != "none" else None,
     }
