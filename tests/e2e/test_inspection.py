@@ -101,7 +101,9 @@ def submission(email: str, **changes: Any) -> dict[str, Any]:
 
 
 def post(deployment: Deployment, body: Any, **headers: str) -> httpx.Response:
-    return httpx.post(f"{deployment.server.url}/api/v1/submitInspection", json=body, headers=headers, timeout=10)
+    # Generous: a process's first report that needs a pro reads the US places for routing (about a second idle,
+    # several on a loaded 2-core machine), as a process's first routeByZip call does.
+    return httpx.post(f"{deployment.server.url}/api/v1/submitInspection", json=body, headers=headers, timeout=60)
 
 
 async def outbox_rows(database: Database, address: str) -> list[OutboxMessage]:
