@@ -164,7 +164,7 @@ def create_app(
         Route("/openapi.json", discovery.openapi, methods=["GET"]),
         Route("/llms.txt", discovery.llms, methods=["GET"]),
         Route("/docs", discovery.docs, methods=["GET"]),
-        *privacy_routes(),
+        *privacy_routes(services.settings),
         Route("/healthz", discovery.health, methods=["GET"]),
         Route("/readyz", discovery.ready, methods=["GET"]),
         Route("/metrics", metrics.scrape, methods=["GET"]),

@@ -194,6 +194,21 @@ class Settings(BaseSettings):
             "reaches every running process within this many seconds."
         ),
     )
+    retention_inspection_days: int = Field(
+        default=730, ge=1, le=36500, description="Days an inspection report (and who sent it) is kept; `data purge`."
+    )
+    retention_lead_days: int = Field(
+        default=365, ge=1, le=36500, description="Days a lead (and any contact details it carries) is kept."
+    )
+    retention_mail_days: int = Field(
+        default=30, ge=1, le=36500, description="Days delivered (or undeliverable) e-mail stays in the outbox."
+    )
+    privacy_contact: str | None = Field(
+        default=None,
+        max_length=320,
+        pattern=r"^[^@\s<>]+@[^@\s<>]+$",
+        description="Where people ask for their data to be deleted (an e-mail address), shown on /privacy.",
+    )
     reference_photos_manifest: Path | None = Field(
         default=None,
         description=(
@@ -349,7 +364,7 @@ class Settings(BaseSettings):
         # An empty GARAGE_TOOLS_REFERENCE_PHOTOS_MANIFEST= line means "the packaged photos", not the current directory.
         return None if isinstance(value, str) and not value.strip() else value
 
-    @field_validator("smtp_host", "smtp_username")
+    @field_validator("smtp_host", "smtp_username", "privacy_contact", mode="before")
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
         return value or None

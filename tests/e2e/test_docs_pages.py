@@ -128,9 +128,20 @@ def test_agent_guide_lists_every_tool_and_the_safety_rule(api: httpx.Client) -> 
 
 
 def test_privacy_page_says_what_is_stored(api: httpx.Client) -> None:
-    text = api.get("/privacy").text
+    text = " ".join(api.get("/privacy").text.split())
     for fact in ("e-mail address", "sign-in link: a one-way hash", "session cookie", "hash of the key", "rate limits"):
         assert fact in text, fact
+    # Inspections and leads: what is kept, for how long, who receives it, and how to have it deleted.
+    for fact in (
+        "your e-mail address, your name if you gave it, and your ZIP code",
+        "the lead also carries your name, your e-mail address and the link to your report",
+        "the partner receives no name, no e-mail address and no report link",
+        "Inspections are kept for 730 days, then deleted, and leads for 365 days.",
+        "deleted 30 days later",
+        "Deleting your data",
+    ):
+        assert fact in text, fact
+    assert "are not stored or shared" not in text  # what the page said before leads and inspections existed
 
 
 # --- the changelog and its JSON Feed ---------------------------------------------------------

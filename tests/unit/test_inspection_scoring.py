@@ -224,6 +224,8 @@ def test_flagged_items_come_most_urgent_first_with_guidance_and_photo_links(know
     assert cables.guidance.startswith("Light surface rust")  # watch advice for a watch
     assert springs.reference_photos is not None and springs.reference_photos.item_id == "springs"
     assert springs.reference_photos.tool == "getInspectionReferencePhotos"
+    assert springs.reference_photos.severity == "FIX"  # the pictures that look like the homeowner's answer
+    assert card.flagged_items[4].reference_photos and card.flagged_items[4].reference_photos.severity == "WATCH"
     assert springs.issue_key == "broken_spring"
 
 
@@ -237,32 +239,83 @@ def card_with(knowledge: Knowledge, **overrides: str) -> Scorecard:
 def test_a_safety_fix_says_stop_and_routes_a_hot_lead(knowledge: Knowledge) -> None:
     step = next_step(card_with(knowledge, springs="fix", rollers="watch"), "94110", contact_share=False)
     assert step.action is NextStepAction.CALL_A_PRO_NOW and step.text.startswith("Stop using the door")
-    assert step.tool == "routeByZip" and step.arguments is not None
+    assert step.tool == "routeByZip" and step.arguments is not None  # for agents, beside the words
     assert (step.arguments.zip_or_location, step.arguments.issue, step.arguments.lead_heat) == (
         "94110",
         "broken_spring",
         "hot",
     )
-    assert "routeByZip" in step.text and "94110" not in step.text
+    assert "torsion or extension springs" in step.text and "rollers" not in step.text  # a watch is no reason to stop
+    assert "Call a trained garage door technician near you." in step.text  # no directory here: no pro named
+    for machine_word in ("routeByZip", "getInspectionReferencePhotos", "issue", "leadHeat", "94110"):
+        assert machine_word not in step.text
     assert step.contact_shared is False
 
 
-def test_consent_to_share_contact_says_a_pro_can_be_matched(knowledge: Knowledge) -> None:
-    step = next_step(card_with(knowledge, track="fix"), "94110", contact_share=True)
-    assert "a local pro may contact you" in step.text and step.contact_shared is True
-    matched = LocalPro(name="Bay Door Co", phone="+1 415 555 0100", partner_id="bay-door")
-    with_pro = next_step(card_with(knowledge, track="fix"), "94110", contact_share=True, local_pro=matched)
-    assert "Bay Door Co serves your area: +1 415 555 0100." in with_pro.text and with_pro.local_pro == matched
+def test_stop_using_the_door_names_only_the_urgent_items(knowledge: Knowledge) -> None:
+    # The issue's example: extension-spring containment is urgent; remotes, hinges and the lock are marked Fix too.
+    card = card_with(knowledge, spring_safety_cables="fix", remotes="fix", hinges="fix", lock_and_handles="fix")
+    step = next_step(card, "84770", contact_share=False)
+    stop, repair, yours, *_ = step.text.split(". ")
+    assert stop == (
+        "Stop using the door until a trained technician has fixed the problem you found with the spring "
+        "containment (extension springs): this part holds the door's weight or keeps people safe"
+    )
+    assert repair == "Also have the technician repair the hinges"  # a pro's job, but no reason to stop
+    assert yours == (
+        "You can fix the handles and manual lock, and the remote controls yourself: follow the guidance given for each"
+    )
+
+
+def test_several_urgent_items_and_wordy_labels_read_as_one_list(knowledge: Knowledge) -> None:
+    card = card_with(knowledge, cables="fix", torsion_shaft="fix", photo_eyes="fix", motorhead="fix")
+    text = next_step(card, "84770", contact_share=False).text
+    assert text.startswith(
+        "Stop using the door until a trained technician has fixed the problems you found with the lift cables; "
+        "the photo-eye safety sensors; and the torsion shaft, bearings and spring anchor: these parts hold the "
+        "door's weight or keep people safe. Also have the technician repair the opener motor unit and drive."
+    )
+    book = next_step(card_with(knowledge, rollers="fix", hinges="fix"), "84770", contact_share=False).text
+    assert book.startswith("Book a technician to repair the rollers and the hinges.")
+
+
+def test_the_next_step_names_the_local_pro_and_what_they_were_told(knowledge: Knowledge) -> None:
+    card = card_with(knowledge, track="fix")
+    sent = LocalPro(
+        name="Red Rock Garage Door Co.",
+        phone="(435) 555-0101",
+        booking_url="https://red-rock.example.com/book",
+        partner_id="red-rock",
+        contact_details_sent=True,
+    )
+    with_consent = next_step(card, "84770", contact_share=True, local_pro=sent)
+    assert "Red Rock Garage Door Co. serves your area: call (435) 555-0101 or book online." in with_consent.text
+    assert "we have sent them your name, e-mail address and this report" in with_consent.text
+    assert with_consent.local_pro == sent and with_consent.contact_shared is True
+
+    kept = sent.model_copy(update={"contact_details_sent": False})
+    without = next_step(card, "84770", contact_share=False, local_pro=kept)
+    assert "Red Rock Garage Door Co. serves your area" in without.text
+    assert "We have not passed on your details: they hear from you only if you get in touch." in without.text
+
+    nearest = kept.model_copy(update={"covered": False})
+    far = next_step(card, "94110", contact_share=True, local_pro=nearest).text
+    assert "No partner of ours serves your area yet. The nearest is Red Rock Garage Door Co." in far
+    assert "ask whether they come out that far" in far and "We have not passed on your details." in far
 
 
 def test_other_outcomes(knowledge: Knowledge) -> None:
     book = next_step(card_with(knowledge, motorhead="fix"), "94110", contact_share=False)
     assert book.action is NextStepAction.BOOK_A_PRO and book.arguments and book.arguments.issue == "opener_failure"
+    assert book.text.startswith("Book a technician to repair the opener motor unit and drive.")
     diy = next_step(card_with(knowledge, bottom_seal="fix", remotes="watch"), "94110", contact_share=True)
     assert diy.action is NextStepAction.DO_IT_YOURSELF and diy.arguments is None
-    assert "bottom seal and weatherstripping" in diy.text and "contact you" not in diy.text
+    assert diy.text == (
+        "You can fix the bottom seal and weatherstripping yourself: follow the guidance given for each, "
+        "then inspect again."
+    )
     watch = next_step(card_with(knowledge, hinges="watch"), "94110", contact_share=False)
     assert watch.action is NextStepAction.KEEP_AN_EYE and watch.arguments and watch.arguments.lead_heat == "cold"
-    assert "hinges" in watch.text
+    assert "the hinges" in watch.text and watch.local_pro is None
     fine = next_step(card_with(knowledge), "94110", contact_share=True)
     assert fine.action is NextStepAction.ROUTINE_CARE and fine.tool is None

@@ -114,7 +114,7 @@ async def test_the_report_mail_is_queued_with_the_report_and_only_when_asked(har
     assert await harness.count(OutboxMessage) == 1
     mail = await harness.outbox.latest_to("alex.rivera@example.com")
     assert mail is not None and mail.kind == "inspection_report" and mail.status == "pending"
-    assert mail.subject == "Your garage door inspection: grade F (39/100)"
+    assert mail.subject == "Your garage door inspection: grade F (39/100). Stop using the door until it is repaired"
     assert asked.report_url in mail.text and mail.html is not None and asked.report_url in mail.html
     assert mail.text.startswith("Hi Alex,") and "Gap in the left coil" in mail.text
     assert "415 555 0199" in mail.text  # the owner's own notes go to the owner only

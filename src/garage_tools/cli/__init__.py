@@ -18,6 +18,7 @@ from garage_tools import __version__
 #: Each command, and the module of this package that defines it under the same name.
 COMMANDS = {
     "call": "call",
+    "data": "data",
     "db": "db",
     "keys": "keys",
     "knowledge": "knowledge",

@@ -39,6 +39,9 @@ PHOTOS_PATH = "/photos/"
 #: (held in memory) and every response that inlines photos small too.
 MAX_PHOTO_BYTES = 512 * 1024
 MAX_PHOTOS = 300
+#: Longest side of the JPEG copies e-mails show (`?format=jpeg`): mail clients that show no WebP (Outlook on
+#: Windows among them) all show JPEG, and an e-mail shows a picture about 280 px wide.
+EMAIL_SIDE = 480
 _MEDIA_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp"}
 
 #: A path relative to the manifest: segments start with a letter or digit (so no `..`, no hidden
@@ -116,6 +119,11 @@ class Photo:
         """Where the web app serves it (`web/photos.py`): stable while the file is unchanged."""
         return f"{PHOTOS_PATH}{quote(self.file)}?v={self.version}"
 
+    @property
+    def email_path(self) -> str:
+        """Where the web app serves its JPEG copy for e-mails (at most `EMAIL_SIDE` px)."""
+        return f"{self.path}&format=jpeg"
+
 
 @dataclass(frozen=True, slots=True)
 class Rendition:
@@ -133,7 +141,7 @@ class PhotoLibrary:
         self.manifest = manifest
         self.photos = tuple(photos)
         self._by_file = {photo.file: photo for photo in photos}
-        self._renditions: dict[tuple[str, int], Rendition] = {}
+        self._renditions: dict[tuple[str, int, str], Rendition] = {}
         self._lock = threading.Lock()
 
     @classmethod
@@ -160,11 +168,18 @@ class PhotoLibrary:
         """The photo at most `max_side` pixels wide and high: as stored when it fits, else a WebP copy (cached)."""
         if max(photo.width, photo.height) <= max_side:
             return Rendition(photo.data, photo.mime_type)
-        key = (photo.file, max_side)
+        return self._cached(photo, max_side, "WEBP")
+
+    def email_rendition(self, photo: Photo) -> Rendition:
+        """A JPEG copy at most `EMAIL_SIDE` pixels on its longest side, for e-mails (cached)."""
+        return self._cached(photo, EMAIL_SIDE, "JPEG")
+
+    def _cached(self, photo: Photo, max_side: int, kind: str) -> Rendition:
+        key = (photo.file, max_side, kind)
         with self._lock:
             cached = self._renditions.get(key)
         if cached is None:
-            cached = _shrink(photo, max_side)
+            cached = _shrink(photo, max_side, kind)
             with self._lock:
                 self._renditions[key] = cached
         return cached
@@ -188,10 +203,15 @@ def _photo(root: Path, entry: PhotoEntry) -> Photo:
     return Photo(entry, data, decoded.mime_type, decoded.width, decoded.height, version)
 
 
-def _shrink(photo: Photo, max_side: int) -> Rendition:
+def _shrink(photo: Photo, max_side: int, kind: str = "WEBP") -> Rendition:
     with Image.open(BytesIO(photo.data)) as picture:
         picture.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
         out = BytesIO()
+        if kind == "JPEG":
+            flat = Image.new("RGB", picture.size, "white")  # JPEG has no transparency: lay it on white
+            flat.paste(picture, mask=picture.getchannel("A") if "A" in picture.getbands() else None)
+            flat.save(out, "JPEG", quality=82, optimize=True, progressive=True)
+            return Rendition(out.getvalue(), "image/jpeg")
         picture.save(out, "WEBP", quality=80, method=4)
     return Rendition(out.getvalue(), "image/webp")
 

@@ -198,7 +198,12 @@ class PartnerDirectoryState(Base):
 
 
 class LeadEvent(Base):
-    """A routed request: which partner it went to and what for. No personal data (no IP, key or contact)."""
+    """A routed request: which partner it went to and what for.
+
+    No IP address or key, ever. `source` says what routed it: `routing` (routeByZip) or `inspection` (a
+    report that needs a pro). Only an inspection lead whose homeowner agreed that the pro may contact them
+    (`contactShare`) carries `report_id`, `contact_name` and `contact_email`; every other lead has them null.
+    """
 
     __tablename__ = "lead_events"
 
@@ -211,3 +216,7 @@ class LeadEvent(Base):
     door_size: Mapped[str | None] = mapped_column(String(20), default=None)
     lead_heat: Mapped[str | None] = mapped_column(String(8), default=None)
     surface: Mapped[str] = mapped_column(String(16))
+    source: Mapped[str] = mapped_column(String(16), default="routing", server_default="routing")
+    report_id: Mapped[str | None] = mapped_column(String(32), index=True, default=None)
+    contact_name: Mapped[str | None] = mapped_column(String(100), default=None)
+    contact_email: Mapped[str | None] = mapped_column(String(320), default=None)

@@ -23,7 +23,7 @@ from garage_tools.services import Services
 from garage_tools.store.inspections import InspectionRepository
 from garage_tools.surfaces.responses import error_response, json_response
 from garage_tools.tools.inspection.models import InspectionReport, ItemResult
-from garage_tools.tools.inspection.report import REPORT_ID, public_report
+from garage_tools.tools.inspection.report import REPORT_ID, public_report, reading
 from garage_tools.web.pages import render
 
 #: A report is reachable by anyone holding its link: keep it out of indexes, caches shared between
@@ -52,6 +52,7 @@ def areas_of(checklist: InspectionChecklist) -> list[Area]:
 class InspectionPages:
     def __init__(self, services: Services, access: Access) -> None:
         self.reports = InspectionRepository(services.database)
+        self.photos = services.photos
         self.areas = areas_of(services.knowledge.checklist)
         self.access = access
 
@@ -61,8 +62,9 @@ class InspectionPages:
     async def without_script(self, request: Request) -> Response:
         """Where the form posts when its script did not run: say so instead of losing the answers quietly."""
         message = (
-            "This form sends your inspection with JavaScript, which did not run in this browser. Turn "
-            "JavaScript on and submit again, or send the same answers as JSON to /api/v1/submitInspection."
+            "This form sends your inspection with JavaScript, which did not run in this browser, so nothing "
+            "was sent. Go back (your browser usually keeps what you filled in), turn JavaScript on and press "
+            "Get my report again."
         )
         return render(request, "inspection/message.html", {"title": "Not sent yet", "message": message}, status=400)
 
@@ -75,7 +77,7 @@ class InspectionPages:
             problem = {"title": "Please try again shortly", "message": error.message}
             headers = {**REPORT_HEADERS, **error.headers}
             return render(request, "inspection/message.html", problem, status=error.status, headers=headers)
-        context = {"report": report, "areas": _results_by_area(report)}
+        context = {**reading(report, self.photos), "areas": _results_by_area(report)}
         return render(request, "inspection/report.html", context, headers=REPORT_HEADERS)
 
     async def report_json(self, request: Request) -> Response:

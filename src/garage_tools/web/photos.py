@@ -4,10 +4,14 @@ Only files the manifest names are served, looked up by exact name in the library
 them in memory), so no path from the URL ever reaches the file system. The URLs the tool hands
 out carry `?v=<content hash>`: such a request may be cached for a year, since a changed photo gets
 a new URL. Any other request gets a short cache lifetime. `Cross-Origin-Resource-Policy:
-cross-origin` lets chat clients and partner pages show the pictures.
+cross-origin` lets chat clients and partner pages show the pictures. `?format=jpeg` serves a JPEG copy at
+most `EMAIL_SIDE` pixels on its longest side: the inspection e-mail shows those, since several mail
+clients show no WebP.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -29,7 +33,8 @@ class PhotoFiles:
         photo = self.library.get(request.path_params["file"])
         if photo is None:
             raise HTTPException(status_code=404)
-        etag = f'"{photo.version}"'
+        jpeg = request.query_params.get("format") == "jpeg"
+        etag = f'"{photo.version}-jpeg"' if jpeg else f'"{photo.version}"'
         headers = {
             "ETag": etag,
             "Cache-Control": VERSIONED_CACHE if request.query_params.get("v") == photo.version else UNVERSIONED_CACHE,
@@ -38,6 +43,9 @@ class PhotoFiles:
         }
         if etag in {tag.strip() for tag in RequestHeaders.of(request.scope).if_none_match.split(",")}:
             return Response(status_code=304, headers=headers)
+        if jpeg:
+            copy = await asyncio.to_thread(self.library.email_rendition, photo)  # Pillow, once per photo
+            return Response(copy.data, media_type=copy.mime_type, headers=headers)
         return Response(photo.data, media_type=photo.mime_type, headers=headers)
 
 

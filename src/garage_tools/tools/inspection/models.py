@@ -16,6 +16,7 @@ from pydantic import ConfigDict, Field, field_validator
 
 from garage_tools.knowledge.checklist import ItemStatus
 from garage_tools.knowledge.loader import packaged_checklist
+from garage_tools.knowledge.photos import PhotoSeverity
 from garage_tools.knowledge.schemas import DiyRisk, Urgency
 from garage_tools.models import (
     EMAIL_PATTERN,
@@ -152,10 +153,13 @@ class ReportStatus(StrEnum):
 
 
 class ReferencePhotos(OutputModel):
-    """Where reference photos of the part are: call `tool` with `itemId`."""
+    """Where reference photos of the part are: call `tool` with `itemId` (and `severity`)."""
 
     tool: str = Field(default="getInspectionReferencePhotos")
     item_id: str
+    severity: PhotoSeverity | None = Field(
+        default=None, description="The photos that match the item's state: `FIX` for a fix, `WATCH` for a watch."
+    )
 
 
 class FlaggedItem(OutputModel):
@@ -195,12 +199,24 @@ class Completeness(OutputModel):
 
 
 class LocalPro(OutputModel):
-    """A partner matched to the homeowner (filled once partner routing is connected)."""
+    """The local pro for the repairs: the partner routeByZip's rule picks for the ZIP code and the most urgent issue."""
 
     name: str
     phone: str | None = None
-    booking_url: str | None = None
+    booking_url: str | None = Field(default=None, description="The partner's online booking calendar.")
+    website: str | None = None
     partner_id: str
+    covered: bool = Field(
+        default=True,
+        description="False when no partner serves the area yet: this is the nearest, which may not travel that far.",
+    )
+    contact_details_sent: bool = Field(
+        default=False,
+        description=(
+            "The homeowner's name, e-mail address and the report link went to this pro with the lead, because "
+            "they agreed (`consent.contactShare`). Never true otherwise."
+        ),
+    )
 
 
 class RouteArguments(OutputModel):
@@ -223,7 +239,9 @@ class NextStep(OutputModel):
     tool: str | None = Field(default=None, description="The tool that finds a local pro: `routeByZip`.")
     arguments: RouteArguments | None = Field(default=None, description="Arguments for `tool`.")
     contact_shared: bool = Field(description="The homeowner agreed that a local pro may contact them.")
-    local_pro: LocalPro | None = Field(default=None, description="A matched local pro, when one was found.")
+    local_pro: LocalPro | None = Field(
+        default=None, description="The local pro to call, when a pro is needed and the partner directory has one."
+    )
 
 
 class Scorecard(OutputModel):

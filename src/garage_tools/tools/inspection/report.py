@@ -1,13 +1,19 @@
-"""Stored reports as readers see them: ids, URLs, and the view that holds no personal data."""
+"""Stored reports as readers see them: ids, URLs, the view that holds no personal data, and what the report
+page and the e-mail show a person besides the report's fields (plain sentences and reference pictures)."""
 
 from __future__ import annotations
 
 import re
 import secrets
+from dataclasses import dataclass
 from typing import Any
 
+from garage_tools.knowledge.checklist import ItemStatus
+from garage_tools.knowledge.photos import Photo, PhotoLibrary, PhotoSeverity
+from garage_tools.knowledge.schemas import Urgency
 from garage_tools.store.inspections import StoredInspection
-from garage_tools.tools.inspection.models import InspectionReport, SubmitInspectionOutput
+from garage_tools.tools.inspection.models import FlaggedItem, InspectionReport, SubmitInspectionOutput
+from garage_tools.tools.inspection.next_step import NEEDS_A_PRO, advice, reach_the_pro, what_the_pro_was_told
 
 #: `secrets.token_urlsafe(16)`: 128 random bits, so a report's URL cannot be guessed.
 REPORT_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")
@@ -56,3 +62,76 @@ def submitter_report(stored: StoredInspection, base_url: str, *, replayed: bool)
             "consent": {"marketing": stored.consent_marketing, "contactShare": stored.consent_contact_share},
         }
     )
+
+
+#: How a picture's severity tag reads to a homeowner.
+SEVERITY_WORDS = {
+    PhotoSeverity.FIX: "Needs fixing",
+    PhotoSeverity.WATCH: "Worn: keep an eye on it",
+    PhotoSeverity.HEALTHY: "Healthy",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Picture:
+    """A reference photo beside a flagged item, with the words its severity tag stands for."""
+
+    photo: Photo
+    heading: str
+    matches: bool  # the severity of the homeowner's answer (a healthy one is there to compare)
+
+
+def pictures_for(library: PhotoLibrary, flag: FlaggedItem) -> list[Picture]:
+    """Reference photos to show beside a flagged item.
+
+    When the gallery shows the item itself: the photo at the severity of the homeowner's answer, then a
+    healthy one to compare. When it shows a part the item works with (spring containment shows the
+    springs), a broken or worn picture of that part would describe a problem the homeowner did not report,
+    so only its healthy picture is shown, for comparison.
+    """
+    if flag.reference_photos is None:
+        return []
+    gallery = flag.reference_photos.item_id
+    healthy = library.for_item(gallery, PhotoSeverity.HEALTHY)[:1]
+    if gallery != flag.item_id:
+        return [Picture(photo, "Healthy, for comparison", False) for photo in healthy]
+    severity = PhotoSeverity.FIX if flag.status is ItemStatus.FIX else PhotoSeverity.WATCH
+    chosen = [Picture(photo, SEVERITY_WORDS[severity], True) for photo in library.for_item(gallery, severity)[:1]]
+    return chosen + [Picture(photo, SEVERITY_WORDS[PhotoSeverity.HEALTHY], False) for photo in healthy]
+
+
+def item_anchor(item_id: str) -> str:
+    """The id of a flagged item's section on the report page (links from the e-mail land there)."""
+    return f"item-{item_id}"
+
+
+def tel_href(phone: str) -> str:
+    """A `tel:` link target for a phone number as a person writes it: `(435) 555-0101` -> `tel:+14355550101`."""
+    digits = "".join(ch for ch in phone if ch.isdigit())
+    if phone.strip().startswith("+"):
+        return f"tel:+{digits}"
+    return f"tel:+1{digits}" if len(digits) == 10 else f"tel:{digits}"
+
+
+def reading(report: InspectionReport, library: PhotoLibrary) -> dict[str, Any]:
+    """What the report page and the e-mail render: the report, the advice in sentences, the pro, the pictures.
+
+    Worked out from the stored report when it is shown, so every report reads in today's words.
+    """
+    step = report.next_step
+    needs_pro = step.action in NEEDS_A_PRO
+    return {
+        "report": report,
+        "first_name": report.first_name,
+        "stop_items": [
+            flag for flag in report.flagged_items if flag.status is ItemStatus.FIX and flag.urgency is Urgency.EMERGENCY
+        ],
+        "advice": advice(report.flagged_items),
+        "needs_pro": needs_pro,
+        "pro": step.local_pro if needs_pro else None,
+        "reach_pro": reach_the_pro(step.local_pro) if needs_pro else None,
+        "pro_was_told": what_the_pro_was_told(step.local_pro, step.contact_shared) if needs_pro else None,
+        "pictures": {flag.item_id: pictures_for(library, flag) for flag in report.flagged_items},
+        "anchor": item_anchor,
+        "tel": tel_href,
+    }

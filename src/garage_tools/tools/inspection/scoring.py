@@ -21,6 +21,7 @@ import math
 from collections.abc import Mapping
 
 from garage_tools.knowledge.checklist import ChecklistItem, InspectionChecklist, ItemStatus
+from garage_tools.knowledge.photos import PhotoSeverity
 from garage_tools.knowledge.schemas import Urgency
 from garage_tools.tools.inspection.models import (
     Completeness,
@@ -72,6 +73,11 @@ def score_cap(checklist: InspectionChecklist, items: Mapping[str, ItemReport]) -
     return cap
 
 
+def _photos(item: ChecklistItem, severity: PhotoSeverity) -> ReferencePhotos | None:
+    """Where pictures of the part are, at the severity of the homeowner's answer."""
+    return ReferencePhotos(item_id=item.reference_photo_item, severity=severity) if item.reference_photo_item else None
+
+
 def _flag(item: ChecklistItem, report: ItemReport) -> FlaggedItem:
     fix = report.status is ItemStatus.FIX
     return FlaggedItem(
@@ -85,7 +91,7 @@ def _flag(item: ChecklistItem, report: ItemReport) -> FlaggedItem:
         diy_risk=item.diy_risk,
         note=report.note or None,
         issue_key=item.issue_key,
-        reference_photos=ReferencePhotos(item_id=item.reference_photo_item) if item.reference_photo_item else None,
+        reference_photos=_photos(item, PhotoSeverity.FIX if fix else PhotoSeverity.WATCH),
     )
 
 

@@ -26,6 +26,7 @@ from garage_tools.store.inspections import (
     NewInspection,
     StoredInspection,
 )
+from garage_tools.store.partners import insert_lead
 from garage_tools.tools.inspection.mail import report_mail
 from garage_tools.tools.inspection.models import (
     InspectionReport,
@@ -33,9 +34,10 @@ from garage_tools.tools.inspection.models import (
     SubmitInspectionInput,
     SubmitInspectionOutput,
 )
-from garage_tools.tools.inspection.next_step import plan_next_step
+from garage_tools.tools.inspection.next_step import lead_for, plan_next_step
 from garage_tools.tools.inspection.report import first_name, new_report_id, report_url, submitter_report
 from garage_tools.tools.inspection.scoring import score_inspection
+from garage_tools.tools.photos import photos_of
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +93,7 @@ async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> Su
     created_at = datetime.now(UTC)
     door = ReportDoor.model_validate(args.door.model_dump()) if args.door else None
     url = report_url(ctx.base_url, report_id)
+    step, routed = await plan_next_step(ctx, card, args.recipient.zip, args.consent.contact_share)
     report = InspectionReport(
         **dict(card),
         report_id=report_id,
@@ -99,12 +102,29 @@ async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> Su
         created_at=created_at,
         first_name=first_name(args.recipient.name),
         door=door,
-        next_step=await plan_next_step(ctx, card, args.recipient.zip, args.consent.contact_share),
+        next_step=step,
     )
     rebuilt_when_read = {"report_id", "report_url", "report_json_url", "created_at"}
-    mail = report_mail(args.recipient.email, report, args.notes) if args.email_report else None
+    mail = (
+        report_mail(args.recipient.email, report, args.notes, photos_of(ctx), ctx.base_url)
+        if args.email_report
+        else None
+    )
+    lead = lead_for(
+        routed,
+        step,
+        report_id=report_id,
+        created_at=created_at,
+        name=args.recipient.name,
+        email=args.recipient.email.lower(),
+        door_size=args.door.size if args.door else None,
+        surface=ctx.caller.surface,
+    )
 
-    async def queue_mail(session: AsyncSession) -> str | None:
+    async def with_the_report(session: AsyncSession) -> str | None:
+        # The lead (which may carry contact details) and the e-mail stand or fall with the report.
+        if lead is not None:
+            await insert_lead(session, lead)
         return await data.outbox.enqueue(session, mail) if mail is not None else None
 
     new = NewInspection(
@@ -124,7 +144,7 @@ async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> Su
         report=report.model_dump(mode="json", by_alias=True, exclude_none=True, exclude=rebuilt_when_read),
     )
     try:
-        stored = await reports.add(new, also=queue_mail)
+        stored = await reports.add(new, also=with_the_report)
     except DuplicateIdempotencyKey:
         assert key is not None
         earlier = await reports.by_idempotency_hash(key)
@@ -132,12 +152,15 @@ async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> Su
         return _replay(earlier, fingerprint, ctx)
     fixes = sum(flag.status is ItemStatus.FIX for flag in card.flagged_items)
     log.info(
-        "inspection report %s… stored: grade %s, %d flagged (%d fix), email %s",
+        "inspection report %s… stored: grade %s, %d flagged (%d fix), email %s, lead %s",
         report_id[:6],  # the whole id is the report's only key
         card.grade,
         len(card.flagged_items),
         fixes,
         "queued" if mail else "not requested",
+        "none"
+        if lead is None
+        else f"for {lead.partner_id or 'no partner'}" + (" with contact" if lead.contact_email else ""),
     )
     return submitter_report(stored, ctx.base_url, replayed=False)
 
@@ -152,10 +175,13 @@ TOOL = Tool(
         "consent choices. Items left out count as not inspected and lower `completeness`, not the score. "
         "Returns a 0-100 score and grade (A-F; a safety-critical item marked `fix` makes it an F), the flagged "
         "items most urgent first with guidance, reference-photo pointers and issue keys for costEstimate, the "
-        "next step (routeByZip arguments when a pro is needed), and `reportUrl`: a printable page that shows no "
-        "personal data beyond a first name. `emailReport: true` queues the report e-mail; it is delivered once "
-        "the mail server accepts it. Send an `Idempotency-Key` header to make retries safe: the same key and "
-        "body return the same report."
+        "next step in plain words (`nextStep.text`, to read to the homeowner) with the local pro to call "
+        "(`nextStep.localPro`: the partner routeByZip picks for the ZIP code, or the nearest when none serves it) "
+        "and routeByZip arguments, and `reportUrl`: a printable page that shows no personal data beyond a first "
+        "name. The pro receives a lead; with `consent.contactShare` true it carries the homeowner's name, e-mail "
+        "address and report link, otherwise no contact details. `emailReport: true` queues the report e-mail; it "
+        "is delivered once the mail server accepts it. Send an `Idempotency-Key` header to make retries safe: the "
+        "same key and body return the same report."
     ),
     input_model=SubmitInspectionInput,
     output_model=SubmitInspectionOutput,

@@ -67,10 +67,34 @@
     status.scrollIntoView({ behavior: "smooth", block: "center" });
   };
 
+  // Who to call, as links: the sentence in nextStep.text names them too, for reading aloud.
+  const showPro = (pro) => {
+    const holder = document.getElementById("result-pro");
+    holder.replaceChildren();
+    holder.hidden = !pro;
+    if (!pro) return;
+    const link = (href, label, quiet) => {
+      const anchor = document.createElement("a");
+      anchor.href = href;
+      anchor.textContent = label;
+      anchor.className = quiet ? "button quiet" : "button";
+      holder.append(anchor);
+    };
+    if (pro.phone) {
+      const digits = pro.phone.replace(/[^0-9]/g, "");
+      const number = pro.phone.trim().startsWith("+") ? `+${digits}` : digits.length === 10 ? `+1${digits}` : digits;
+      link(`tel:${number}`, `Call ${pro.name}`, false);
+    }
+    if (pro.bookingUrl) link(pro.bookingUrl, "Book online", true);
+  };
+
   const showReport = (report) => {
+    const urgent = report.nextStep.action === "call_a_pro_now";
     document.getElementById("result-grade").textContent = report.grade;
-    document.getElementById("result-summary").textContent = report.summary;
+    document.getElementById("result-label").textContent = report.gradeLabel;
     document.getElementById("result-next").textContent = report.nextStep.text;
+    document.getElementById("result-stop").hidden = !urgent;
+    showPro(report.nextStep.localPro);
     const link = document.getElementById("result-link");
     link.href = report.reportUrl;
     link.textContent = "Open your report";
@@ -79,6 +103,8 @@
       : "Keep the link: anyone with it can read the report.";
     form.hidden = true;
     result.hidden = false;
+    // Focus follows the answer, so keyboard and screen-reader users land on it (the form is gone).
+    result.focus({ preventScroll: true });
     result.scrollIntoView({ behavior: "smooth", block: "start" });
   };
 
