@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from garage_tools import __version__
+from garage_tools.web.results import FILTERS
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
@@ -33,6 +34,7 @@ _environment = Environment(
     lstrip_blocks=True,
 )
 _environment.globals["version"] = __version__
+_environment.filters.update(FILTERS)  # the shared result cards format as results.js does
 
 
 def render(
