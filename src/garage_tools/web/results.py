@@ -24,6 +24,7 @@ REQUIRED_WORDS = frozenset(
         "diy",
         "safetyTitle",
         "safetyText",
+        "likelyTitle",
         "causesHeading",
         "costTypical",
         "costLocal",

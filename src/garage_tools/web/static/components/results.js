@@ -115,11 +115,13 @@
         return add(card, title(level, words.noMatchTitle), el("p", "gdr-hint", diagnosis.hint));
       }
       var urgency = diagnosis.symptom.urgency || "routine";
-      add(card, title(level, diagnosis.symptom.label),
+      var issues = diagnosis.likelyIssues || [];
+      add(card, el("p", "gdr-symptom", diagnosis.symptom.label),
+        title(level, issues.length ? fill(words.likelyTitle, { issue: issues[0].name }) : diagnosis.symptom.label),
         el("p", "gdr-urgency gdr-urgency-" + urgency, words.urgency[urgency]));
       if (diagnosis.safetyFlag) add(card, safetyBox());
       var list = el("ol", "gdr-causes");
-      (diagnosis.likelyIssues || []).forEach(function (issue) {
+      issues.forEach(function (issue) {
         var estimate = o.costs && o.costs[issue.key];
         add(list, add(el("li", "gdr-cause"),
           el("p", "gdr-cause-name", issue.name),
