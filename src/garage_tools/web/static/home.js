@@ -63,6 +63,8 @@
   }
 
   function show(region, nodes, focus) {
+    // A card replaced while it had focus (costs re-priced under the reader) keeps it on its successor.
+    focus = focus || region.contains(document.activeElement);
     region.textContent = "";
     nodes.forEach(function (node) { if (node) region.appendChild(node); });
     region.removeAttribute("aria-busy");
