@@ -25,7 +25,7 @@ _RUN_AXE = """async () => {
   return result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help,
-                   nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ") + " :: " + n.failureSummary) }));
+                   nodes: v.nodes.slice(0, 30).map((n) => n.target.join(" ") + " :: " + n.failureSummary) }));
 }"""
 
 #: The outermost elements that reach past the right edge of the viewport, to say what scrolls sideways.
