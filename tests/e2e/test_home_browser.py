@@ -210,17 +210,21 @@ def test_the_photo_cap_reads_as_a_plain_sentence(phone: Visit, server: LiveServe
     phone.problems.clear()  # the browser logs the 429 itself
 
 
-def test_without_javascript_every_form_posts_and_reads_the_same(browser: Any, server: LiveServer) -> None:
+def test_without_javascript_every_form_posts_and_reads_the_same(
+    browser: Any, server: LiveServer, spring_photo: Path
+) -> None:
+    def cards(visit: Visit) -> dict[str, Any]:
+        regions = ("#answer", "#pro-answer", "#photo-answer")
+        return {r: visit.page.evaluate(_STRUCTURE, visit.page.locator(r).element_handle()) for r in regions}
+
     with_script = Visit(browser, server, viewport=PHONE)
     with_script.ask("loud bang and the door won't open")
     with_script.find_pro("84770")
     with_script.page.wait_for_function(
         "() => document.querySelector('#answer .gdr-cost-basis').textContent.includes('Saint George')"
     )
-    scripted = {
-        r: with_script.page.evaluate(_STRUCTURE, with_script.page.locator(r).element_handle())
-        for r in ("#answer", "#pro-answer")
-    }
+    with_script.check_photo(spring_photo, "gap in the spring")
+    scripted = cards(with_script)
     with_script.close()
 
     plain = Visit(browser, server, viewport=PHONE, script=False)
@@ -229,10 +233,11 @@ def test_without_javascript_every_form_posts_and_reads_the_same(browser: Any, se
     assert answer.locator(".gdr-title").inner_text() == "Most likely: Broken or failing spring"
     plain.find_pro("84770")
     assert plain.page.url.endswith("/#pro-answer")
-    served = {
-        r: plain.page.evaluate(_STRUCTURE, plain.page.locator(r).element_handle()) for r in ("#answer", "#pro-answer")
-    }
-    assert served == scripted  # the server's cards are the script's cards
+    served = cards(plain)
+    plain.check_photo(spring_photo, "gap in the spring")
+    assert plain.page.url.endswith("/photo#photo-answer")
+    served["#photo-answer"] = cards(plain)["#photo-answer"]
+    assert served == scripted  # the server's cards are the script's cards, word for word
     photo_answer = plain.check_photo(Path(__file__).parent / "widget" / "widget.html", "")  # not a picture
     assert photo_answer.locator(".gdr-message").inner_text() == WORDS["errors"]["image_not_an_image"]
     plain.problems.clear()  # the browser logs the page's 400 itself
