@@ -107,7 +107,8 @@ class HomePage:
         for item in knowledge.checklist.items:
             if item.issue_key and item.reference_photo_item:
                 self.galleries.setdefault(item.issue_key, item.reference_photo_item)
-        cap = access.registry.get(PHOTO_TOOL).usage_cap
+        photo_tool = access.registry.find(PHOTO_TOOL)  # a registry of other tools (tests) serves the page too
+        cap = photo_tool.usage_cap if photo_tool is not None else None
         self.photo_cap = cap.name if cap is not None else ""
         self.body_timeout = services.settings.body_timeout_seconds
 
