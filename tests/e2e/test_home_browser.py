@@ -140,6 +140,8 @@ def test_free_text_says_a_broken_spring_is_dangerous_and_what_it_costs(phone: Vi
     assert answer.locator(".gdr-safety").is_visible()
     assert WORDS["safetyTitle"] in answer.locator(".gdr-safety").inner_text()
     assert answer.locator(".gdr-urgency").inner_text() == WORDS["urgency"]["emergency"]
+    answer.get_by_role("link", name=WORDS["findPro"]).click()  # straight to the place box, past the details
+    assert phone.page.evaluate("document.activeElement.id") == "place"
     first = answer.locator(".gdr-cause").first
     assert "$150\u2013$350" in first.inner_text() and WORDS["diy"]["unsafe"] in first.inner_text()
     pictures = answer.locator(".gdr-photo-img")
@@ -156,6 +158,7 @@ def test_a_chip_asks_for_its_symptom(phone: Visit) -> None:
     assert answer.locator(".gdr-symptom").inner_text().lower() == "door won't close"
     assert phone.page.get_by_role("textbox", name="What is your door doing?").input_value() == "won't close"
     assert not answer.locator(".gdr-safety").is_visible()  # sensors: safe to check yourself
+    assert answer.get_by_role("link", name=WORDS["findPro"]).count() == 0
     assert "photo-eyes" in (answer.locator(".gdr-photo-img").first.get_attribute("src") or "")
 
 

@@ -24,6 +24,7 @@ REQUIRED_WORDS = frozenset(
         "diy",
         "safetyTitle",
         "safetyText",
+        "findPro",
         "likelyTitle",
         "causesHeading",
         "costTypical",

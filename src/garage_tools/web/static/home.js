@@ -106,7 +106,8 @@
   function showDiagnosis(focus) {
     var item = galleryOf(state.diagnosis);
     show(regions.ask, [cards.diagnosisCard(state.diagnosis, {
-      costs: state.costs, place: costPlace(), gallery: state.gallery, galleryHref: item ? "/parts/" + item : null
+      costs: state.costs, place: costPlace(), gallery: state.gallery, galleryHref: item ? "/parts/" + item : null,
+      proHref: "#place"
     })], focus);
   }
 

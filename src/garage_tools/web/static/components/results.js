@@ -104,7 +104,8 @@
     /**
      * diagnose's answer as a card.
      * options: level (heading level, 2), costs ({issueKey: costEstimate answer}), place (what the costs
-     * were priced for), gallery (getInspectionReferencePhotos answer) and galleryHref.
+     * were priced for), gallery (getInspectionReferencePhotos answer), galleryHref, and proHref (where a
+     * door unsafe to use points to find a pro).
      */
     function diagnosisCard(diagnosis, options) {
       var o = options || {};
@@ -120,6 +121,9 @@
         title(level, issues.length ? fill(words.likelyTitle, { issue: issues[0].name }) : diagnosis.symptom.label),
         el("p", "gdr-urgency gdr-urgency-" + urgency, words.urgency[urgency]));
       if (diagnosis.safetyFlag) add(card, safetyBox());
+      if (diagnosis.safetyFlag && o.proHref) {
+        add(card, add(el("p", "gdr-jump"), link(o.proHref, "gdr-button gdr-call", words.findPro)));
+      }
       var list = el("ol", "gdr-causes");
       issues.forEach(function (issue) {
         var estimate = o.costs && o.costs[issue.key];
