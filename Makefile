@@ -16,6 +16,7 @@ PYTEST_ARGS ?= -n 4 --dist loadfile
 test: setup
 	scripts/ensure-services.sh
 	scripts/setup-conformance.sh
+	scripts/setup-axe.sh
 	$(UV) run pytest $(PYTEST_ARGS)
 	GARAGE_TOOLS_TEST_STACK=postgres-redis $(UV) run pytest $(PYTEST_ARGS)
 
@@ -31,4 +32,4 @@ bench: setup
 	$(UV) run python bench/run.py
 
 clean:
-	rm -rf .cache .venv .pytest_cache .mypy_cache .ruff_cache .import_linter_cache tests/conformance/node_modules
+	rm -rf .cache .venv .pytest_cache .mypy_cache .ruff_cache .import_linter_cache tests/conformance/node_modules tests/accessibility/node_modules

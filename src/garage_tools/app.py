@@ -14,7 +14,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
@@ -42,12 +42,14 @@ from garage_tools.surfaces.scrape import MetricsEndpoint
 from garage_tools.surfaces.urls import BaseUrl
 from garage_tools.tools import build_registry
 from garage_tools.web.docs import docs_routes
+from garage_tools.web.home import home_routes
 from garage_tools.web.inspection import inspection_routes
 from garage_tools.web.labs import lab_routes
 from garage_tools.web.pages import STATIC, render, wants_html
 from garage_tools.web.photos import photo_routes
 from garage_tools.web.portal import portal_routes
 from garage_tools.web.privacy import privacy_routes
+from garage_tools.web.styles import style_routes
 
 CORS_HEADERS = [
     "Authorization",
@@ -159,7 +161,6 @@ def create_app(
         Route("/api/v1/{tool}", rest_gate, methods=ANY_METHOD),
         Route("/mcp", mcp_gates[0], methods=ANY_METHOD),
         Route("/mcp-pro", mcp_gates[1], methods=ANY_METHOD),
-        Route("/", lambda request: RedirectResponse("/developers"), methods=["GET"]),
         Route("/api/v1", discovery.index, methods=["GET"]),
         Route("/openapi.json", discovery.openapi, methods=["GET"]),
         Route("/llms.txt", discovery.llms, methods=["GET"]),
@@ -168,6 +169,8 @@ def create_app(
         Route("/healthz", discovery.health, methods=["GET"]),
         Route("/readyz", discovery.ready, methods=["GET"]),
         Route("/metrics", metrics.scrape, methods=["GET"]),
+        *home_routes(services, access, registry),
+        *style_routes(services, access, registry),
         *docs_routes(access, registry),
         *portal_routes(services, access, registry),
         *inspection_routes(services, access),

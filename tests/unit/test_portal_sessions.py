@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from sqlalchemy import select
 
 from garage_tools.access.ratelimit import Policy, RateLimiter
+from garage_tools.access.tokens import tokens_match
 from garage_tools.mail import Mail, Outbox
 from garage_tools.mail.message import InvalidMail
 from garage_tools.observability.redaction import RedactSecretPaths
@@ -24,7 +25,7 @@ from garage_tools.store.portal import PortalRepository
 from garage_tools.tools.inspection.models import Recipient
 from garage_tools.web.portal.endpoints import CONFIRM_PATH
 from garage_tools.web.portal.forms import clean_key_name
-from garage_tools.web.portal.sessions import DeveloperSignIn, csrf_token_for, normalise_email, tokens_match
+from garage_tools.web.portal.sessions import DeveloperSignIn, csrf_token_for, normalise_email
 from tests.fakes.clock import FakeClock
 
 LINK = "https://doors.example.com/developers/confirm/"

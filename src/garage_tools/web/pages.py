@@ -11,6 +11,7 @@ from starlette.responses import HTMLResponse
 
 from garage_tools import __version__
 from garage_tools.headers import RequestHeaders
+from garage_tools.web.results import FILTERS
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
@@ -34,6 +35,7 @@ _environment = Environment(
     lstrip_blocks=True,
 )
 _environment.globals["version"] = __version__
+_environment.filters.update(FILTERS)  # the shared result cards format as results.js does
 
 
 def render(

@@ -19,31 +19,31 @@ from starlette.routing import BaseRoute, Route
 
 from garage_tools.access.keys import IssuedKey
 from garage_tools.access.policy import Access
+from garage_tools.access.tokens import tokens_match
 from garage_tools.errors import ServiceError
 from garage_tools.headers import RequestHeaders
 from garage_tools.observability.redaction import redact_paths_in_access_log
 from garage_tools.registry import Registry
 from garage_tools.services import Services
 from garage_tools.store.portal import PortalRepository
+from garage_tools.web.forms import FORGED, DoubleSubmit, Refused, check_origin, read_form
 from garage_tools.web.pages import render
-from garage_tools.web.portal.forms import FORGED, MAX_KEY_NAME, Refused, check_origin, clean_key_name, read_form
+from garage_tools.web.portal.forms import MAX_KEY_NAME, clean_key_name
 from garage_tools.web.portal.mail import magic_link_mail
 from garage_tools.web.portal.sessions import (
     LINK_LIFETIME,
     SESSION_LIFETIME,
     DeveloperSession,
     DeveloperSignIn,
-    new_secret,
     normalise_email,
-    tokens_match,
 )
 from garage_tools.web.portal.tiers import describe_tiers
 
 log = logging.getLogger(__name__)
 
 SESSION_COOKIE = "gt_session"
-FORM_COOKIE = "gt_form"  # the pre-session CSRF token (double submit)
 COOKIE_PATH = "/developers"
+FORM_TOKEN = DoubleSubmit("gt_form", COOKIE_PATH)  # the pre-session form token
 CONFIRM_PATH = "/developers/confirm/"
 MAX_ACTIVE_KEYS = 10
 NO_STORE = {"Cache-Control": "no-store"}
@@ -133,7 +133,7 @@ class Portal:
             return self._with_form_token(request, "portal/confirm.html", {"usable": False}, status=400, headers=headers)
         response = RedirectResponse("/developers/dashboard", status_code=303, headers=headers)
         self._set_cookie(request, response, SESSION_COOKIE, signed_in.session_id, int(SESSION_LIFETIME.total_seconds()))
-        self._delete_cookie(request, response, FORM_COOKIE)
+        FORM_TOKEN.delete_cookie(response, secure=self._secure(request))
         return response
 
     @_page
@@ -213,8 +213,7 @@ class Portal:
         """A form posted before sign-in: it must repeat the random token of the browser's form cookie."""
         self._check_origin(request)
         form = await read_form(request, self.access)
-        if not tokens_match(_cookies(request).get(FORM_COOKIE), form.get("csrf")):
-            raise Refused(FORGED)
+        FORM_TOKEN.check(request, form.get("csrf"))
         return form
 
     async def _signed_in_form(self, request: Request) -> tuple[DeveloperSession, dict[str, str]]:
@@ -238,13 +237,10 @@ class Portal:
         headers: dict[str, str] | None = None,
     ) -> Response:
         """Render a page with an anonymous form, giving the browser a form cookie if it has none."""
-        token = _cookies(request).get(FORM_COOKIE, "")
-        fresh = not 32 <= len(token) <= 128
-        if fresh:
-            token = new_secret()
+        token, fresh = FORM_TOKEN.token(request)
         response = render(request, template, {**context, "csrf": token}, status=status, headers=headers)
         if fresh:
-            self._set_cookie(request, response, FORM_COOKIE, token, None)
+            FORM_TOKEN.set_cookie(response, token, secure=self._secure(request))
         return response
 
     def _base_url(self, request: Request) -> str:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -27,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from garage_tools.access.client_ip import rate_limit_partition
 from garage_tools.access.ratelimit import Policy, RateLimiter
+from garage_tools.access.tokens import new_secret, secret_hash
 from garage_tools.mail import Mail, Outbox
 from garage_tools.models import is_email_address
 from garage_tools.store.portal import PortalRepository
@@ -41,24 +41,9 @@ LINKS_PER_IP = Policy.parse("portal-link-ip", "10/hour")
 _CSRF_LABEL = b"garage-tools portal csrf"
 
 
-def new_secret() -> str:
-    """256 random bits, URL-safe: link tokens, session ids and pre-session CSRF cookies."""
-    return secrets.token_urlsafe(32)
-
-
-def secret_hash(secret: str) -> str:
-    # A fast hash is enough: the secrets carry 256 random bits, so there is nothing to guess.
-    return hashlib.sha256(secret.encode()).hexdigest()
-
-
 def csrf_token_for(session_id: str) -> str:
     """The form token of a session: derived from its id, so it needs no storage and ends with it."""
     return hmac.new(session_id.encode(), _CSRF_LABEL, hashlib.sha256).hexdigest()
-
-
-def tokens_match(expected: str | None, given: str | None) -> bool:
-    """Constant-time equality of two non-empty tokens."""
-    return bool(expected) and bool(given) and hmac.compare_digest(str(expected), str(given))
 
 
 def normalise_email(text: str) -> str | None:

@@ -1,0 +1,271 @@
+"""`/`: the homeowner's front door. What is the door doing, how urgent, what it costs, who can fix it nearby.
+
+The page is a client of the service's own REST API: its script (static/home.js) calls
+`POST /api/v1/<tool>` and renders the answers with the shared result cards. Every action also works as
+a plain form post without script, answered here with the same page rendered on the server:
+`POST /` asks (diagnose) and finds a pro (routeByZip, the partner's offers, costs re-priced for the
+place), `POST /photo` checks a photo (visualDiagnose). Those calls go through `PageTools`, so they are
+counted and refused exactly as on REST; the posts are guarded like the portal's (same origin, a
+double-submit token).
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from garage_tools.access.caller import Caller
+from garage_tools.access.policy import Access
+from garage_tools.errors import ServiceError
+from garage_tools.imaging import MAX_IMAGE_BYTES
+from garage_tools.registry import Registry
+from garage_tools.services import Services
+from garage_tools.web.forms import DoubleSubmit, PhotoForm, Refused, check_origin, read_form, read_photo_form
+from garage_tools.web.page_tools import LimitReached, PageTools
+from garage_tools.web.pages import render
+from garage_tools.web.results import fill, load_words
+
+FormT = TypeVar("FormT", dict[str, str], PhotoForm)
+NO_STORE = {"Cache-Control": "no-store"}
+#: The token the homeowner pages' forms repeat (a homeowner has no session to derive one from).
+FORM_TOKEN = DoubleSubmit("gt_help", "/")
+FIELD = "csrf"
+SMALL_FORM_BYTES = 8 * 1024
+PHOTO_TOOL = "visualDiagnose"
+GALLERY_PATH = "/parts/"
+#: Room beside the photo for the form's other fields.
+PHOTO_FORM_BYTES = MAX_IMAGE_BYTES + 64 * 1024
+
+
+@dataclass
+class Answer:
+    """What the page shows: the homeowner's words and place, and each tool's answer as REST sends it."""
+
+    description: str = ""
+    place: str = ""
+    diagnosis: dict[str, Any] | None = None
+    costs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cost_place: str | None = None
+    gallery: dict[str, Any] | None = None
+    gallery_href: str | None = None
+    route: dict[str, Any] | None = None
+    promotions: dict[str, Any] | None = None
+    verdict: dict[str, Any] | None = None
+    verdict_cost: dict[str, Any] | None = None
+    verdict_href: str | None = None
+    ask_error: str | None = None
+    place_error: str | None = None
+    place_choices: list[str] = field(default_factory=list)  # other places of the name the routing chose among
+    place_choices_intro: str | None = None
+    photo_error: str | None = None
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def refused(self, refusal: Refusal) -> str:
+        """Take a refusal's status and headers for the page; its sentence, to show where it happened."""
+        self.status, self.headers = refusal.status, refusal.headers
+        return refusal.message
+
+    @property
+    def urgent(self) -> bool:
+        """The lead is hot when the diagnosis said the door is unsafe, as widgets in the field send it."""
+        return bool(self.diagnosis and self.diagnosis.get("safetyFlag"))
+
+
+class Refusal(Exception):
+    """A tool call the page answers with a sentence instead of a card."""
+
+    def __init__(self, message: str, status: int, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.headers = headers or {}
+
+
+class HomePage:
+    def __init__(self, services: Services, access: Access, registry: Registry) -> None:
+        self.tools = PageTools(services, access, registry)
+        self.access = access
+        self.words = load_words()
+        knowledge = services.knowledge
+        #: Each symptom's first phrase: the one-tap chips widgets offer, which always match their symptom.
+        self.chips = [symptom.phrases[0] for symptom in knowledge.tree.symptoms]
+        #: The reference gallery of each issue's part, from the checklist (first item wins).
+        self.galleries: dict[str, str] = {}
+        for item in knowledge.checklist.items:
+            if item.issue_key and item.reference_photo_item:
+                self.galleries.setdefault(item.issue_key, item.reference_photo_item)
+        photo_tool = registry.find(PHOTO_TOOL)  # a registry of other tools (tests) serves the page too
+        cap = photo_tool.usage_cap if photo_tool is not None else None
+        self.photo_cap = cap.name if cap is not None else ""
+
+    # -- routes -----------------------------------------------------------------------------------
+
+    async def page(self, request: Request) -> Response:
+        return self._render(request, Answer())
+
+    async def ask(self, request: Request) -> Response:
+        """The ask form and the place form (each carries the other's value): everything the two give."""
+        try:
+            form = await self._read(request, read_form(request, self.access, limit=SMALL_FORM_BYTES))
+        except Refused as refused:
+            return self._refused(request, refused)
+        answer = Answer(
+            description=(form.get("chip") or form.get("description") or "").strip(),
+            place=form.get("place", "").strip(),
+        )
+        if not answer.description and not answer.place:
+            answer.ask_error, answer.status = self.words["errors"]["describe"], 400
+            return self._render(request, answer)
+        caller = await self.tools.caller(request)
+        if answer.description:
+            try:
+                await self._diagnose(request, caller, answer)
+            except Refusal as refusal:
+                answer.ask_error = answer.refused(refusal)
+        if answer.place and answer.status != 429:
+            try:
+                await self._find_pro(request, caller, answer)
+            except Refusal as refusal:
+                answer.place_error = answer.refused(refusal)
+        return self._render(request, answer)
+
+    async def photo(self, request: Request) -> Response:
+        try:
+            form = await self._read(request, read_photo_form(request, self.access, limit=PHOTO_FORM_BYTES))
+        except Refused as refused:
+            if refused.status != 413:
+                return self._refused(request, refused)
+            return self._render(request, Answer(photo_error=self.words["errors"]["image_too_large"], status=413))
+        answer = Answer(description=form.get("description").strip(), place=form.get("place").strip())
+        if not form.photo:
+            answer.photo_error, answer.status = self.words["errors"]["image_missing"], 400
+            return self._render(request, answer)
+        image = {"data": base64.b64encode(form.photo).decode("ascii"), "mimeType": form.media_type}
+        arguments: dict[str, Any] = {"image": image}
+        if answer.description:
+            arguments["description"] = answer.description[:2000]
+        caller = await self.tools.caller(request)
+        try:
+            answer.verdict = verdict = await self._call(request, caller, PHOTO_TOOL, arguments)
+            if verdict.get("issueKey"):
+                answer.verdict_cost = await self._call(
+                    request, caller, "costEstimate", {"issueKey": verdict["issueKey"]}
+                )
+            if verdict.get("referenceItemId"):
+                answer.verdict_href = f"{GALLERY_PATH}{verdict['referenceItemId']}"
+        except Refusal as refusal:
+            answer.photo_error = answer.refused(refusal)
+        return self._render(request, answer)
+
+    # -- the calls --------------------------------------------------------------------------------
+
+    async def _diagnose(self, request: Request, caller: Caller, answer: Answer) -> None:
+        diagnosis = await self._call(request, caller, "diagnose", {"description": answer.description[:2000]})
+        answer.diagnosis = diagnosis
+        for issue in diagnosis.get("likelyIssues", []):
+            item = self.galleries.get(issue["key"])
+            if item is not None:
+                answer.gallery = await self._call(request, caller, "getInspectionReferencePhotos", {"itemId": item})
+                answer.gallery_href = f"{GALLERY_PATH}{item}"
+                break
+
+    async def _find_pro(self, request: Request, caller: Caller, answer: Answer) -> None:
+        arguments: dict[str, Any] = {
+            "zipOrLocation": answer.place[:200],
+            "leadHeat": "hot" if answer.urgent else "warm",
+        }
+        symptom = (answer.diagnosis or {}).get("symptom")
+        if symptom:
+            arguments["issue"] = symptom["key"]
+        answer.route = route = await self._call(request, caller, "routeByZip", arguments, place=answer.place)
+        if route.get("covered") and route.get("partnerId"):
+            answer.promotions = await self._call(
+                request, caller, "getActivePromotions", {"partnerId": route["partnerId"]}
+            )
+        location = route["location"]
+        answer.cost_place = f"{location['city']}, {location['state']}"
+        if location.get("ambiguous"):  # the likeliest of several places of that name: offer the others
+            answer.place_choices = [f"{other['city']}, {other['state']}" for other in location.get("alternatives", [])]
+            answer.place_choices_intro = fill(self.words["otherPlaces"], place=answer.cost_place)
+        for issue in (answer.diagnosis or {}).get("likelyIssues", []):
+            answer.costs[issue["key"]] = await self._call(
+                request, caller, "costEstimate", {"issueKey": issue["key"], "zip": location["zip"]}
+            )
+
+    async def _call(
+        self, request: Request, caller: Caller, name: str, arguments: dict[str, Any], *, place: str = ""
+    ) -> dict[str, Any]:
+        """The tool's answer, or a `Refusal` in plain words."""
+        try:
+            return (await self.tools.call(request, caller, name, arguments)).result
+        except LimitReached as limit:
+            errors = self.words
+            text = (
+                errors["photoCapReached"]
+                if self.photo_cap and limit.of_cap(self.photo_cap)
+                else fill(errors["tooMany"], seconds=limit.retry_after)
+            )
+            raise Refusal(text, 429, {"Retry-After": str(limit.retry_after)}) from None
+        except ServiceError as error:
+            raise Refusal(self.plain_error(error, name, place), error.status, error.headers) from None
+
+    def plain_error(self, error: ServiceError, tool: str, place: str = "") -> str:
+        """What to tell the homeowner about a refused call (never the API's own wording)."""
+        sentences: dict[str, str] = self.words["errors"]
+        if error.status >= 500:
+            return sentences.get(error.code, str(self.words["tryAgain"]))
+        if error.code in sentences:
+            return fill(sentences[error.code], place=place)
+        if tool == "diagnose":
+            return sentences["describe"]
+        return sentences["invalid"]
+
+    # -- rendering --------------------------------------------------------------------------------
+
+    async def _read(self, request: Request, reading: Coroutine[Any, Any, FormT]) -> FormT:
+        """The form, once it is known to come from this site and to carry the page's token."""
+        try:
+            check_origin(request, self.access.base_url(request.scope))
+        except Refused:
+            reading.close()  # never awaited: the body stays unread
+            raise
+        form = await reading
+        FORM_TOKEN.check(request, form.get(FIELD))
+        return form
+
+    def _refused(self, request: Request, refused: Refused) -> Response:
+        context = {"title": "Not done", "message": refused.message}
+        return render(request, "home/message.html", context, status=refused.status, headers=NO_STORE)
+
+    def _render(self, request: Request, answer: Answer) -> Response:
+        token, fresh = FORM_TOKEN.token(request)
+        context = {
+            "answer": answer,
+            "words": self.words,
+            "chips": self.chips,
+            "csrf": token,
+            "config": {"words": self.words, "galleries": self.galleries, "photoCap": self.photo_cap},
+        }
+        response = render(
+            request, "home/index.html", context, status=answer.status, headers={**NO_STORE, **answer.headers}
+        )
+        if fresh:
+            FORM_TOKEN.set_cookie(response, token, secure=self.access.base_url(request.scope).startswith("https://"))
+        return response
+
+
+def home_routes(services: Services, access: Access, registry: Registry) -> list[BaseRoute]:
+    """The routes of the homeowner page, for `create_app`'s route list."""
+    home = HomePage(services, access, registry)
+    return [
+        Route("/", home.page, methods=["GET"]),
+        Route("/", home.ask, methods=["POST"]),
+        Route("/photo", home.photo, methods=["POST"]),
+    ]

@@ -1,0 +1,233 @@
+/* Result cards for a tool's answer: diagnosis, local pro with offers, photo verdict.
+ *
+ * Shared: the homeowner page at / uses them, and the contractor widget (/widget.js) reuses this file
+ * inside a shadow root on other sites, under a strict CSP. So: pure DOM builders (a tool's JSON and
+ * options in, an element out), text set with textContent only, no globals but `GarageResults`, no
+ * inline styles, no reliance on the host page's CSS (components/results.css styles the `gdr-` classes).
+ * templates/components/results.html renders the same markup on the server for pages without script;
+ * keep the two in step (tests/e2e/test_home_browser.py compares them).
+ * The words come from components/results-words.json, passed to `GarageResults.create(words)`.
+ */
+(function (root) {
+  "use strict";
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  function add(parent) {
+    for (var i = 1; i < arguments.length; i++) if (arguments[i]) parent.appendChild(arguments[i]);
+    return parent;
+  }
+
+  function fill(template, values) {
+    return String(template).replace(/\{(\w+)\}/g, function (whole, name) {
+      return Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : whole;
+    });
+  }
+
+  function money(amount) {
+    return "$" + Math.round(Number(amount)).toLocaleString("en-US");
+  }
+
+  function costRange(range) {
+    return money(range.min) + "\u2013" + money(range.max);
+  }
+
+  /** `tel:` link for a US number as written in the directory, e.g. "(435) 555-0102". */
+  function telHref(phone) {
+    var digits = String(phone).replace(/[^0-9+]/g, "");
+    if (/^[0-9]{10}$/.test(digits)) digits = "+1" + digits;
+    return "tel:" + digits;
+  }
+
+  /** "2030-12-31" -> "December 31, 2030" (the date as written, in no time zone). */
+  function longDate(iso) {
+    var parts = String(iso).split("-");
+    var months = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+      "October", "November", "December"];
+    return months[Number(parts[1]) - 1] + " " + Number(parts[2]) + ", " + parts[0];
+  }
+
+  function link(href, className, text) {
+    var a = el("a", className, text);
+    a.href = href;
+    return a;
+  }
+
+  function create(words) {
+    function title(level, text) {
+      var heading = el("h" + (level || 2), "gdr-title", text);
+      heading.tabIndex = -1; // focus moves here when the card arrives
+      return heading;
+    }
+
+    function subtitle(level, text) {
+      return el("h" + ((level || 2) + 1), "gdr-subtitle", text);
+    }
+
+    function safetyBox() {
+      return add(el("div", "gdr-safety"), el("p", "gdr-safety-title", words.safetyTitle),
+        el("p", "gdr-safety-text", words.safetyText));
+    }
+
+    function cost(range, basis) {
+      return add(el("p", "gdr-cost"), el("strong", "gdr-cost-range", costRange(range)),
+        el("span", "gdr-cost-basis", " " + basis));
+    }
+
+    /** The cost basis sentence: national from diagnose, local or national once a ZIP code is known. */
+    function costBasis(estimate, place) {
+      if (!estimate) return words.costTypical;
+      return fill(estimate.region ? words.costLocal : words.costNational, { place: place });
+    }
+
+    function photos(level, gallery, href) {
+      var shown = (gallery.photos || []).filter(function (p) { return p.severity === "HEALTHY" || p.severity === "FIX"; });
+      var row = el("div", "gdr-photos");
+      shown.forEach(function (photo) {
+        var img = el("img", "gdr-photo-img");
+        img.src = photo.url;
+        img.alt = photo.alt;
+        img.width = photo.width;
+        img.height = photo.height;
+        img.loading = "lazy";
+        add(row, add(el("figure", "gdr-photo"), img, el("figcaption", "gdr-photo-caption", photo.caption)));
+      });
+      return [subtitle(level, words.photosHeading), row,
+        href ? add(el("p", "gdr-more"), link(href, "gdr-link", words.photosLink)) : null];
+    }
+
+    /**
+     * diagnose's answer as a card.
+     * options: level (heading level, 2), costs ({issueKey: costEstimate answer}), place (what the costs
+     * were priced for), gallery (getInspectionReferencePhotos answer), galleryHref, and proHref (where a
+     * door unsafe to use points to find a pro).
+     */
+    function diagnosisCard(diagnosis, options) {
+      var o = options || {};
+      var level = o.level || 2;
+      var card = el("section", "gdr-card gdr-diagnosis");
+      if (!diagnosis.symptom) {
+        card.className += " gdr-nomatch";
+        return add(card, title(level, words.noMatchTitle), el("p", "gdr-hint", diagnosis.hint));
+      }
+      var urgency = diagnosis.symptom.urgency || "routine";
+      var issues = diagnosis.likelyIssues || [];
+      add(card, el("p", "gdr-symptom", diagnosis.symptom.label),
+        title(level, issues.length ? fill(words.likelyTitle, { issue: issues[0].name }) : diagnosis.symptom.label),
+        el("p", "gdr-urgency gdr-urgency-" + urgency, words.urgency[urgency]));
+      if (diagnosis.safetyFlag) add(card, safetyBox());
+      if (diagnosis.safetyFlag && o.proHref) {
+        add(card, add(el("p", "gdr-jump"), link(o.proHref, "gdr-button gdr-call", words.findPro)));
+      }
+      var list = el("ol", "gdr-causes");
+      issues.forEach(function (issue) {
+        var estimate = o.costs && o.costs[issue.key];
+        add(list, add(el("li", "gdr-cause"),
+          el("p", "gdr-cause-name", issue.name),
+          cost(estimate ? estimate.costRange : issue.costRange, costBasis(estimate, o.place)),
+          el("p", "gdr-cause-text", issue.description),
+          el("p", "gdr-diy gdr-diy-" + issue.diyRisk, words.diy[issue.diyRisk]),
+          issue.safetyNote ? el("p", "gdr-note", issue.safetyNote) : null));
+      });
+      add(card, subtitle(level, words.causesHeading), list);
+      if (o.gallery) photos(level, o.gallery, o.galleryHref).forEach(function (node) { add(card, node); });
+      return card;
+    }
+
+    function offersList(level, promotions) {
+      var list = el("ul", "gdr-offers");
+      promotions.promotions.forEach(function (offer) {
+        var terms = fill(words.offerUntil, { date: longDate(offer.validUntil) }) + (offer.terms ? " " + offer.terms : "");
+        add(list, add(el("li", "gdr-offer"),
+          el("p", "gdr-offer-badge", offer.discount.label),
+          el("p", "gdr-offer-title", offer.title),
+          offer.description ? el("p", "gdr-offer-text", offer.description) : null,
+          el("p", "gdr-offer-terms", terms)));
+      });
+      return [subtitle(level, words.offersHeading), list];
+    }
+
+    /**
+     * routeByZip's answer as a card: the pro (or the nearest one), a call link and a booking link.
+     * options: level, promotions (getActivePromotions answer), urgent (the diagnosis said stop using the door).
+     */
+    function partnerCard(route, options) {
+      var o = options || {};
+      var level = o.level || 2;
+      var card = el("section", "gdr-card gdr-partner");
+      var choice = route.covered ? route : route.nearest;
+      add(card, title(level, route.covered ? words.proHeading : words.proNearestHeading));
+      if (!route.covered && route.hint) add(card, el("p", "gdr-hint", route.hint));
+      if (!choice) return card;
+      var partner = choice.partner;
+      var miles = route.covered ? route.distanceMiles : choice.distanceMiles;
+      var area = miles === undefined || miles === null
+        ? fill(words.proAreaOnly, { region: choice.region })
+        : fill(words.proArea, { region: choice.region, miles: miles });
+      add(card, el("p", "gdr-partner-name", partner.displayName), el("p", "gdr-partner-area", area));
+      if (o.urgent && route.covered) add(card, el("p", "gdr-partner-urgent", words.proUrgent));
+      var actions = add(el("p", "gdr-actions"),
+        link(telHref(partner.phone), "gdr-button gdr-call", fill(words.call, { phone: partner.phone })));
+      if (partner.schedulerUrl) add(actions, link(partner.schedulerUrl, "gdr-button gdr-book", words.book));
+      else if (partner.url) add(actions, link(partner.url, "gdr-button gdr-book", words.website));
+      add(card, actions);
+      if (o.promotions && o.promotions.promotions && o.promotions.promotions.length) {
+        offersList(level, o.promotions).forEach(function (node) { add(card, node); });
+      }
+      return card;
+    }
+
+    /**
+     * visualDiagnose's verdict as a card, in plain words.
+     * options: level, cost (costEstimate answer for the verdict's issue), galleryHref.
+     */
+    function verdictCard(verdict, options) {
+      var o = options || {};
+      var level = o.level || 2;
+      var severity = verdict.severity || "UNKNOWN";
+      var heading = verdict.part === "unknown" ? words.verdictUnknownTitle
+        : severity === "UNKNOWN" ? verdict.partLabel
+          : fill(words.verdictTitle, { part: verdict.partLabel, condition: verdict.condition });
+      var card = add(el("section", "gdr-card gdr-verdict"), title(level, heading),
+        el("p", "gdr-severity gdr-severity-" + severity.toLowerCase(), words.severity[severity]));
+      if (verdict.safetyFlag) add(card, safetyBox());
+      if (verdict.method === "offline-heuristic") {
+        add(card, el("p", "gdr-method", severity === "UNKNOWN" ? words.verdictOfflineNoWords : words.verdictOffline));
+      } else {
+        add(card, el("p", "gdr-explanation", verdict.explanation),
+          el("p", "gdr-confidence", words.confidence[verdict.confidence]));
+      }
+      if (o.cost) add(card, el("p", "gdr-cost", fill(words.verdictCost, { range: costRange(o.cost.costRange) })));
+      var problems = (verdict.photo && verdict.photo.problems) || [];
+      if (problems.length) {
+        var list = el("ul", "gdr-retake");
+        problems.forEach(function (problem) { add(list, el("li", null, fill(words.retake, { problem: problem }))); });
+        add(card, list);
+      }
+      if (o.galleryHref) add(card, add(el("p", "gdr-more"), link(o.galleryHref, "gdr-link", words.galleryLink)));
+      return card;
+    }
+
+    /** A sentence in place of a card: a refusal, an error or a notice. */
+    function message(text, kind) {
+      var note = el("p", "gdr-message gdr-message-" + (kind || "error"), text);
+      note.tabIndex = -1;
+      return note;
+    }
+
+    return {
+      diagnosisCard: diagnosisCard,
+      partnerCard: partnerCard,
+      verdictCard: verdictCard,
+      message: message,
+      words: words
+    };
+  }
+
+  root.GarageResults = { create: create, fill: fill, costRange: costRange, telHref: telHref };
+})(window);

@@ -1,0 +1,272 @@
+/* The homeowner page at /: its forms call the service's own REST API (POST /api/v1/<tool>, same origin)
+ * and show the answers with the shared result cards (components/results.js). Without this script the same
+ * forms post to the page and the server renders the same cards, so this file only enhances: the answer
+ * arrives in place, in the form's aria-live region, and focus moves to it. */
+(function () {
+  "use strict";
+
+  var config = JSON.parse(document.getElementById("help-config").textContent);
+  var words = config.words;
+  var cards = window.GarageResults.create(words);
+  var fill = window.GarageResults.fill;
+  var PHOTO_BYTES = 4 * 1024 * 1024; // larger photos are scaled down first (the service takes up to 5 MiB)
+  var PHOTO_EDGE = 2048;
+
+  var forms = { ask: byId("ask"), pro: byId("pro"), photo: byId("photo") };
+  var regions = { ask: byId("answer"), pro: byId("pro-answer"), photo: byId("photo-answer") };
+  var state = { description: "", diagnosis: null, gallery: null, place: "", route: null, promotions: null, costs: null };
+
+  function byId(id) { return document.getElementById(id); }
+
+  /** One REST call: {ok, status, json, headers}, or {status: 0} when the network failed. */
+  function call(tool, body) {
+    return fetch("/api/v1/" + tool, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Accept": "application/json" },
+      body: JSON.stringify(body)
+    }).then(function (response) {
+      return response.json().then(function (json) {
+        return { ok: response.ok, status: response.status, json: json, headers: response.headers };
+      }, function () {
+        return { ok: false, status: response.status, json: {}, headers: response.headers };
+      });
+    }, function () {
+      return { ok: false, status: 0, json: {}, headers: new Headers() };
+    });
+  }
+
+  /** What to tell the homeowner about a refused call, as the server does for the forms (web/home.py). */
+  function plainError(tool, answer, place) {
+    var error = (answer.json && answer.json.error) || {};
+    if (answer.status === 0) return words.offline;
+    if (answer.status === 429) {
+      var limits = answer.headers.get("RateLimit") || "";
+      // A full window of the photo cap (e.g. "photos-public-day";r=0) says which limit this was.
+      if (config.photoCap && new RegExp('"' + config.photoCap + '-[^"]*";r=0(;|,|$)').test(limits)) {
+        return words.photoCapReached;
+      }
+      return fill(words.tooMany, { seconds: answer.headers.get("Retry-After") || "60" });
+    }
+    if (answer.status >= 500) return words.errors[error.code] || words.tryAgain;
+    if (words.errors[error.code]) return fill(words.errors[error.code], { place: place || "" });
+    return tool === "diagnose" ? words.errors.describe : words.errors.invalid;
+  }
+
+  function Refused(message, answer) { this.message = message; this.answer = answer; }
+
+  /** The tool's answer, or a Refused carrying the sentence to show. */
+  function ask(tool, body, place) {
+    return call(tool, body).then(function (answer) {
+      if (!answer.ok) throw new Refused(plainError(tool, answer, place), answer);
+      return answer.json;
+    });
+  }
+
+  function show(region, nodes, focus) {
+    // A card replaced while it had focus (costs re-priced under the reader) keeps it on its successor.
+    focus = focus || region.contains(document.activeElement);
+    region.textContent = "";
+    nodes.forEach(function (node) { if (node) region.appendChild(node); });
+    region.removeAttribute("aria-busy");
+    if (focus) {
+      var target = region.querySelector(".gdr-title, .gdr-message");
+      if (target) target.focus();
+    }
+  }
+
+  function busy(name, on) {
+    var buttons = forms[name].querySelectorAll("button");
+    for (var i = 0; i < buttons.length; i++) buttons[i].disabled = on;
+    if (on) regions[name].setAttribute("aria-busy", "true");
+  }
+
+  function failed(name, focus) {
+    return function (error) {
+      if (!(error instanceof Refused)) throw error;
+      show(regions[name], [cards.message(error.message)], focus);
+    };
+  }
+
+  function setField(form, name, value) {
+    var field = form.querySelector('[name="' + name + '"]');
+    if (field && field.type !== "file") field.value = value;
+  }
+
+  function galleryOf(diagnosis) {
+    var issues = diagnosis.likelyIssues || [];
+    for (var i = 0; i < issues.length; i++) if (config.galleries[issues[i].key]) return config.galleries[issues[i].key];
+    return null;
+  }
+
+  function costPlace() {
+    var location = state.route && state.route.location;
+    return location ? location.city + ", " + location.state : null;
+  }
+
+  function showDiagnosis(focus) {
+    var item = galleryOf(state.diagnosis);
+    show(regions.ask, [cards.diagnosisCard(state.diagnosis, {
+      costs: state.costs, place: costPlace(), gallery: state.gallery, galleryHref: item ? "/parts/" + item : null,
+      proHref: "#place"
+    })], focus);
+  }
+
+  /** Costs of the likely causes, priced for the place routing resolved. */
+  function recost() {
+    var issues = (state.diagnosis && state.diagnosis.likelyIssues) || [];
+    if (!state.route || !issues.length) return Promise.resolve();
+    return Promise.all(issues.map(function (issue) {
+      return ask("costEstimate", { issueKey: issue.key, zip: state.route.location.zip });
+    })).then(function (estimates) {
+      state.costs = {};
+      estimates.forEach(function (estimate) { state.costs[estimate.issueKey] = estimate; });
+      showDiagnosis(false);
+    });
+  }
+
+  function diagnose(description) {
+    state.description = description;
+    [forms.pro, forms.photo].forEach(function (form) { setField(form, "description", description); });
+    busy("ask", true);
+    return ask("diagnose", { description: description }).then(function (diagnosis) {
+      state.diagnosis = diagnosis;
+      state.costs = null;
+      state.gallery = null;
+      var item = galleryOf(diagnosis);
+      return (item ? ask("getInspectionReferencePhotos", { itemId: item }) : Promise.resolve(null)).then(function (gallery) {
+        state.gallery = gallery;
+        showDiagnosis(true);
+        if (state.place) return findPro(state.place, false);
+      });
+    }).catch(failed("ask", true)).then(function () { busy("ask", false); });
+  }
+
+  function choices(intro, names) {
+    var row = document.createElement("div");
+    row.className = "help-choices";
+    var lead = document.createElement("p");
+    lead.className = "help-choices-intro";
+    lead.textContent = intro;
+    row.appendChild(lead);
+    names.forEach(function (name) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "help-chip";
+      button.textContent = name;
+      button.addEventListener("click", function () {
+        byId("place").value = name;
+        findPro(name, true);
+      });
+      row.appendChild(button);
+    });
+    return row;
+  }
+
+  function findPro(place, focus) {
+    state.place = place;
+    [forms.ask, forms.photo].forEach(function (form) { setField(form, "place", place); });
+    var body = { zipOrLocation: place, leadHeat: state.diagnosis && state.diagnosis.safetyFlag ? "hot" : "warm" };
+    if (state.diagnosis && state.diagnosis.symptom) body.issue = state.diagnosis.symptom.key;
+    busy("pro", true);
+    return ask("routeByZip", body, place).then(function (route) {
+      state.route = route;
+      var offers = route.covered && route.partnerId
+        ? ask("getActivePromotions", { partnerId: route.partnerId }) : Promise.resolve(null);
+      return offers.then(function (promotions) {
+        state.promotions = promotions;
+        var location = route.location || {};
+        var others = location.ambiguous ? (location.alternatives || []).map(function (other) {
+          return other.city + ", " + other.state;
+        }) : [];
+        show(regions.pro, [cards.partnerCard(route, {
+          promotions: promotions, urgent: !!(state.diagnosis && state.diagnosis.safetyFlag)
+        }), others.length ? choices(fill(words.otherPlaces, { place: location.city + ", " + location.state }), others)
+          : null], focus);
+        return recost();
+      });
+    }).catch(function (error) {
+      if (!(error instanceof Refused)) throw error;
+      state.route = null;
+      show(regions.pro, [cards.message(error.message)], focus);
+    }).then(function () { busy("pro", false); });
+  }
+
+  function readAsBase64(blob) {
+    return new Promise(function (resolve, reject) {
+      var reader = new FileReader();
+      reader.onload = function () { resolve(String(reader.result).split(",", 2)[1] || ""); };
+      reader.onerror = function () { reject(reader.error); };
+      reader.readAsDataURL(blob);
+    });
+  }
+
+  /** A phone photo small enough to send: as it is when it fits, else scaled to PHOTO_EDGE px as JPEG. */
+  function preparePhoto(file) {
+    var fits = file.size <= PHOTO_BYTES;
+    if (fits || !window.createImageBitmap) return readAsBase64(file).then(function (data) {
+      return { data: data, mimeType: file.type || "application/octet-stream" };
+    });
+    return createImageBitmap(file).then(function (bitmap) {
+      var scale = Math.min(1, PHOTO_EDGE / Math.max(bitmap.width, bitmap.height));
+      var canvas = document.createElement("canvas");
+      canvas.width = Math.round(bitmap.width * scale);
+      canvas.height = Math.round(bitmap.height * scale);
+      canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+      return new Promise(function (resolve) { canvas.toBlob(resolve, "image/jpeg", 0.85); });
+    }).then(function (blob) {
+      return readAsBase64(blob).then(function (data) { return { data: data, mimeType: "image/jpeg" }; });
+    }, function () {
+      return readAsBase64(file).then(function (data) { return { data: data, mimeType: file.type }; });
+    });
+  }
+
+  function checkPhoto() {
+    var file = byId("photo-file").files[0];
+    if (!file) {
+      show(regions.photo, [cards.message(words.errors.image_missing)], true);
+      return Promise.resolve();
+    }
+    var description = byId("photo-words").value.trim();
+    busy("photo", true);
+    return preparePhoto(file).then(function (image) {
+      var body = { image: image };
+      if (description) body.description = description;
+      return ask("visualDiagnose", body);
+    }).then(function (verdict) {
+      var cost = verdict.issueKey ? ask("costEstimate", { issueKey: verdict.issueKey }) : Promise.resolve(null);
+      return cost.then(function (estimate) {
+        show(regions.photo, [cards.verdictCard(verdict, {
+          cost: estimate, galleryHref: verdict.referenceItemId ? "/parts/" + verdict.referenceItemId : null
+        })], true);
+      });
+    }).catch(failed("photo", true)).then(function () { busy("photo", false); });
+  }
+
+  forms.ask.addEventListener("submit", function (event) {
+    event.preventDefault();
+    var chip = event.submitter && event.submitter.name === "chip" ? event.submitter.value : "";
+    var field = byId("description");
+    if (chip) field.value = chip;
+    var text = field.value.trim();
+    if (!text) {
+      show(regions.ask, [cards.message(words.errors.describe)], true);
+      return;
+    }
+    diagnose(text);
+  });
+
+  forms.pro.addEventListener("submit", function (event) {
+    event.preventDefault();
+    var place = byId("place").value.trim();
+    if (!place) {
+      show(regions.pro, [cards.message(words.errors.unknown_location)], true);
+      return;
+    }
+    findPro(place, true);
+  });
+
+  forms.photo.addEventListener("submit", function (event) {
+    event.preventDefault();
+    checkPhoto();
+  });
+})();

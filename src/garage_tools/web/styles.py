@@ -1,0 +1,119 @@
+"""`/styles`: the door styles to browse, and `/parts/<item>`: the reference pictures of one part.
+
+Both are plain GET pages over a tool (getDoorStyles with its four filters as a GET form, so the page
+works without script and a filtered list has its own address; getInspectionReferencePhotos for the
+gallery a photo verdict or a diagnosis links to). The calls go through `PageTools`, counted as REST.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from garage_tools.access.policy import Access
+from garage_tools.errors import ServiceError
+from garage_tools.knowledge.checklist import REFERENCE_PHOTO_ITEM_IDS
+from garage_tools.knowledge.schemas import Budget, DoorType
+from garage_tools.registry import Registry
+from garage_tools.services import Services
+from garage_tools.web.page_tools import LimitReached, PageTools
+from garage_tools.web.pages import render
+from garage_tools.web.results import fill, load_words
+
+#: The filters as the form names them (the tool's own argument names), with what a person reads.
+BUDGETS = {Budget.ECONOMY: "Economy", Budget.MID_RANGE: "Mid-range", Budget.PREMIUM: "Premium"}
+MATERIALS = {
+    DoorType.STEEL: "Steel",
+    DoorType.INSULATED: "Insulated steel",
+    DoorType.ALUMINUM: "Aluminum",
+    DoorType.GLASS: "Glass (full view)",
+    DoorType.CUSTOM: "Wood, composite and custom",
+}
+RATINGS = {
+    "durability": "Durability",
+    "insulation": "Insulation",
+    "curbAppeal": "Looks",
+    "lowMaintenance": "Low upkeep",
+}
+SEVERITY_WORDS = {"HEALTHY": "Healthy", "WATCH": "Keep an eye on it", "FIX": "Needs repair"}
+
+
+def _number(text: str) -> float | None:
+    """A filter's number, or None when blank or unreadable (the form then shows it was ignored)."""
+    try:
+        value = float(text.replace(",", "").replace("$", "").strip())
+    except ValueError:
+        return None
+    return value if value >= 0 else None
+
+
+class StylePages:
+    def __init__(self, services: Services, access: Access, registry: Registry) -> None:
+        self.tools = PageTools(services, access, registry)
+        self.words = load_words()
+
+    async def styles(self, request: Request) -> Response:
+        query = request.query_params
+        chosen = {name: query.get(name, "").strip() for name in ("budget", "type", "maxPriceUsd", "minRValue")}
+        arguments: dict[str, Any] = {}
+        if chosen["budget"] in {b.value for b in BUDGETS}:
+            arguments["budget"] = chosen["budget"]
+        if chosen["type"] in {t.value for t in MATERIALS}:
+            arguments["type"] = chosen["type"]
+        ignored = []
+        for name, label in (("maxPriceUsd", "highest price"), ("minRValue", "lowest R-value")):
+            if chosen[name]:
+                number = _number(chosen[name])
+                if number is None:
+                    ignored.append(label)
+                else:
+                    arguments[name] = number
+        context: dict[str, Any] = {
+            "chosen": chosen,
+            "budgets": {b.value: label for b, label in BUDGETS.items()},
+            "materials": {t.value: label for t, label in MATERIALS.items()},
+            "ratings": RATINGS,
+            "ignored": ignored,
+            "filtered": bool(arguments),
+        }
+        status, headers = 200, {}
+        try:
+            context["catalog"] = await self._call(request, "getDoorStyles", arguments)
+        except ServiceError as error:
+            context["error"] = self._plain(error)
+            status, headers = error.status, error.headers
+        return render(request, "home/styles.html", context, status=status, headers=headers)
+
+    async def gallery(self, request: Request) -> Response:
+        item = request.path_params["item"]
+        if item not in REFERENCE_PHOTO_ITEM_IDS:
+            return render(request, "not_found.html", {"path": request.url.path}, status=404)
+        context: dict[str, Any] = {"severity_words": SEVERITY_WORDS}
+        status, headers = 200, {}
+        try:
+            context["gallery"] = await self._call(request, "getInspectionReferencePhotos", {"itemId": item})
+        except ServiceError as error:
+            context["error"] = self._plain(error)
+            status, headers = error.status, error.headers
+        return render(request, "home/gallery.html", context, status=status, headers=headers)
+
+    async def _call(self, request: Request, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        caller = await self.tools.caller(request)
+        return (await self.tools.call(request, caller, name, arguments)).result
+
+    def _plain(self, error: ServiceError) -> str:
+        if isinstance(error, LimitReached):
+            return fill(self.words["tooMany"], seconds=error.retry_after)
+        return str(self.words["tryAgain"] if error.status >= 500 else self.words["errors"]["invalid"])
+
+
+def style_routes(services: Services, access: Access, registry: Registry) -> list[BaseRoute]:
+    """The door styles page and the reference galleries, for `create_app`'s route list."""
+    pages = StylePages(services, access, registry)
+    return [
+        Route("/styles", pages.styles, methods=["GET"]),
+        Route("/parts/{item}", pages.gallery, methods=["GET"]),
+    ]
