@@ -6,6 +6,7 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 
@@ -43,3 +44,23 @@ async def throwaway_database(kind: str, tmp_path: Path) -> AsyncIterator[Databas
             yield database
         finally:
             await database.dispose()
+
+
+async def migrate_to(database: Database, revision: str) -> None:
+    """Take `database` up or down to `revision` (an Alembic revision id such as "0006")."""
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+
+    from garage_tools.store.database import alembic_config
+
+    def run(connection: Any) -> None:
+        config = alembic_config()
+        config.attributes["connection"] = connection
+        current = MigrationContext.configure(connection).get_current_revision()
+        if current is not None and current > revision:
+            command.downgrade(config, revision)
+        else:
+            command.upgrade(config, revision)
+
+    async with database.engine.begin() as connection:
+        await connection.run_sync(run)

@@ -216,6 +216,24 @@ def test_opening_the_link_does_not_sign_in_and_pressing_the_button_does(server: 
     assert dashboard.status_code == 200 and address in dashboard.text
 
 
+def test_a_sign_in_started_from_a_portal_page_returns_to_it_and_nowhere_else(server: LiveServer) -> None:
+    address = new_email()
+    visitor = Visitor(server)
+    form = visitor.client.get("/developers/sign-in", params={"next": "/developers/dashboard?from=mail"})
+    assert 'name="next" value="/developers/dashboard?from=mail"' in form.text
+    visitor.client.post(
+        "/developers/sign-in",
+        data={"email": address, "csrf": csrf_of(form), "next": "/developers/dashboard?from=mail"},
+    )
+    answer = visitor.confirm(latest_link(server, address))
+    assert answer.status_code == 303 and answer.headers["location"] == "/developers/dashboard?from=mail"
+    assert 'name="next"' not in visitor.client.get("/developers/sign-in", params={"next": "https://evil.example/"}).text
+    other, stranger = new_email(), Visitor(server)
+    stranger.request_link(other, next="//evil.example/developers/")
+    answer = stranger.confirm(latest_link(server, other))
+    assert answer.headers["location"] == "/developers/dashboard"
+
+
 def test_a_link_works_once(server: LiveServer) -> None:
     address = new_email()
     Visitor(server).request_link(address)

@@ -9,29 +9,26 @@ from __future__ import annotations
 
 import asyncio
 import html
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from alembic import command
-from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Connection, func, inspect, select, text
+from sqlalchemy import func, inspect, select, text
 
 from garage_tools.access.caller import Caller
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.mail import Outbox
 from garage_tools.partners.service import Partners
 from garage_tools.registry import ToolContext, ToolData, dump, invoke, parse_arguments
-from garage_tools.store.database import Database, alembic_config
+from garage_tools.store.database import Database
 from garage_tools.store.models import InspectionRecord, LeadEvent
 from garage_tools.store.partners import Lead, LeadSource, PartnerRepository
 from garage_tools.tools import build_registry
 from garage_tools.tools.inspection.models import SubmitInspectionOutput
 from garage_tools.tools.routing import TOOL as ROUTING
 from garage_tools.tools.routing import RouteOutput, route
-from tests.databases import throwaway_url
+from tests.databases import migrate_to, throwaway_url
 
 BASE = "https://doors.example.com"
 REGISTRY = build_registry()
@@ -218,22 +215,11 @@ async def test_the_email_names_the_pro_and_shows_the_pictures_in_plain_words(har
 
 @pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 async def test_migration_0007_keeps_earlier_leads_as_routing_leads_and_goes_back(kind: str, tmp_path: Path) -> None:
-    def to(revision: str) -> Callable[[Connection], None]:
-        def run(connection: Connection) -> None:
-            config = alembic_config()
-            config.attributes["connection"] = connection
-            if revision == "0006" and MigrationContext.configure(connection).get_current_revision() == "0007":
-                command.downgrade(config, revision)
-            else:
-                command.upgrade(config, revision)
-
-        return run
-
     async with throwaway_url(kind, tmp_path) as url:
         database = Database(url)
         try:
+            await migrate_to(database, "0006")
             async with database.engine.begin() as connection:
-                await connection.run_sync(to("0006"))
                 await connection.execute(
                     text(
                         "INSERT INTO lead_events (created_at, partner_id, covered, zip, surface) "
@@ -244,8 +230,8 @@ async def test_migration_0007_keeps_earlier_leads_as_routing_leads_and_goes_back
             await database.migrate()
             [earlier] = await PartnerRepository(database).leads()
             assert earlier.source is LeadSource.ROUTING and earlier.report_id is earlier.contact_email is None
+            await migrate_to(database, "0006")
             async with database.engine.begin() as connection:
-                await connection.run_sync(to("0006"))
                 columns = await connection.run_sync(
                     lambda sync: {column["name"] for column in inspect(sync).get_columns("lead_events")}
                 )

@@ -93,10 +93,14 @@ class LoginToken(Base):
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     request_ip: Mapped[str | None] = mapped_column(String(45), default=None)
+    audience: Mapped[str] = mapped_column(String(16), default="developer", server_default="developer")
+    return_to: Mapped[str | None] = mapped_column(String(500), default=None)  # a local path to land on
 
 
 class PortalSession(Base):
-    """A signed-in browser. Keyed by a SHA-256 of the cookie value, so a copy of the table signs nobody in."""
+    """A signed-in browser. Keyed by a SHA-256 of the cookie value, so a copy of the table signs nobody in.
+
+    `audience` is whose pages it opens (the developer portal, a partner's console), as its link said."""
 
     __tablename__ = "portal_sessions"
 
@@ -104,6 +108,7 @@ class PortalSession(Base):
     email: Mapped[str] = mapped_column(String(320), index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    audience: Mapped[str] = mapped_column(String(16), default="developer", server_default="developer")
 
 
 class InspectionRecord(Base):

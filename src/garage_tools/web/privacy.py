@@ -15,7 +15,7 @@ from starlette.routing import BaseRoute, Route
 
 from garage_tools.settings import Settings
 from garage_tools.web.pages import render
-from garage_tools.web.portal.sessions import LINK_LIFETIME, SESSION_LIFETIME
+from garage_tools.web.signin import LINK_LIFETIME, SESSION_LIFETIME
 
 
 def _host(url: str | None) -> str | None:

@@ -30,14 +30,8 @@ from garage_tools.web.forms import FORGED, DoubleSubmit, Refused, check_origin, 
 from garage_tools.web.pages import render
 from garage_tools.web.portal.forms import MAX_KEY_NAME, clean_key_name
 from garage_tools.web.portal.mail import magic_link_mail
-from garage_tools.web.portal.sessions import (
-    LINK_LIFETIME,
-    SESSION_LIFETIME,
-    DeveloperSession,
-    DeveloperSignIn,
-    normalise_email,
-)
 from garage_tools.web.portal.tiers import describe_tiers
+from garage_tools.web.signin import LINK_LIFETIME, SESSION_LIFETIME, Session, SignIn, normalise_email
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +70,7 @@ class Portal:
     def __init__(self, services: Services, access: Access, registry: Registry) -> None:
         self.keys = services.keys
         self.access = access
-        self.sign_in = DeveloperSignIn(PortalRepository(services.database), services.limiter, services.outbox)
+        self.sign_in = SignIn(PortalRepository(services.database), services.limiter, services.outbox)
         self.tiers = describe_tiers(access.limits, registry)
 
     # -- pages ------------------------------------------------------------------------------------
@@ -92,7 +86,9 @@ class Portal:
 
     @_page
     async def sign_in_page(self, request: Request) -> Response:
-        return self._with_form_token(request, "portal/sign_in.html", {})
+        """The sign-in form; `?next=` names a portal page to come back to once signed in (kept only if local)."""
+        next_page = self.sign_in.audience.return_path(request.query_params.get("next"))
+        return self._with_form_token(request, "portal/sign_in.html", {"next": next_page})
 
     @_page
     async def request_link(self, request: Request) -> Response:
@@ -101,11 +97,18 @@ class Portal:
         if email is None:
             # What was typed goes back into the field, less what a page cannot show (NUL, bidi controls, ...).
             typed = "".join(c for c in form.get("email", "") if c.isprintable())
-            context = {"error": "Enter an e-mail address, such as dev@example.com.", "email": typed}
+            context = {
+                "error": "Enter an e-mail address, such as dev@example.com.",
+                "email": typed,
+                "next": self.sign_in.audience.return_path(form.get("next")),
+            }
             return self._with_form_token(request, "portal/sign_in.html", context, status=400)
         confirm = f"{self._base_url(request)}{CONFIRM_PATH}"
         await self.sign_in.request_link(
-            email, self.access.client_ip(request.scope), lambda token: magic_link_mail(email, confirm + token)
+            email,
+            self.access.client_ip(request.scope),
+            lambda token: magic_link_mail(email, confirm + token),
+            return_to=form.get("next"),
         )
         # The same answer whether the address is known, new or throttled.
         return RedirectResponse("/developers/sign-in/sent", status_code=303)
@@ -121,17 +124,15 @@ class Portal:
         token = request.path_params["token"]
         headers = {"Referrer-Policy": "no-referrer", **NO_STORE}
         if request.method == "GET":
-            usable = len(token) <= 128 and await self.sign_in.link_usable(token)
+            usable = await self.sign_in.link_usable(token)
             return self._with_form_token(
                 request, "portal/confirm.html", {"usable": usable}, status=200 if usable else 400, headers=headers
             )
         await self._anonymous_form(request)
-        signed_in = (
-            await self.sign_in.sign_in(token, _cookies(request).get(SESSION_COOKIE)) if len(token) <= 128 else None
-        )
+        signed_in = await self.sign_in.sign_in(token, _cookies(request).get(SESSION_COOKIE))
         if signed_in is None:
             return self._with_form_token(request, "portal/confirm.html", {"usable": False}, status=400, headers=headers)
-        response = RedirectResponse("/developers/dashboard", status_code=303, headers=headers)
+        response = RedirectResponse(signed_in.landing, status_code=303, headers=headers)
         self._set_cookie(request, response, SESSION_COOKIE, signed_in.session_id, int(SESSION_LIFETIME.total_seconds()))
         FORM_TOKEN.delete_cookie(response, secure=self._secure(request))
         return response
@@ -182,7 +183,7 @@ class Portal:
     async def _dashboard(
         self,
         request: Request,
-        developer: DeveloperSession,
+        developer: Session,
         *,
         new_key: IssuedKey | None = None,
         notice: str | None = None,
@@ -202,7 +203,7 @@ class Portal:
         }
         return render(request, "portal/dashboard.html", context, status=status, headers=NO_STORE)
 
-    async def _developer(self, request: Request) -> DeveloperSession | None:
+    async def _developer(self, request: Request) -> Session | None:
         return await self.sign_in.session(_cookies(request).get(SESSION_COOKIE))
 
     def _check_origin(self, request: Request) -> None:
@@ -216,7 +217,7 @@ class Portal:
         FORM_TOKEN.check(request, form.get("csrf"))
         return form
 
-    async def _signed_in_form(self, request: Request) -> tuple[DeveloperSession, dict[str, str]]:
+    async def _signed_in_form(self, request: Request) -> tuple[Session, dict[str, str]]:
         """A form posted by a signed-in developer: it must carry the session's own token."""
         self._check_origin(request)
         form = await read_form(request, self.access)

@@ -6,7 +6,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from garage_tools.mail import Mail
 from garage_tools.web.pages import TEMPLATES
-from garage_tools.web.portal.sessions import LINK_LIFETIME
+from garage_tools.web.signin import LINK_LIFETIME
 
 _mail_templates = Environment(
     loader=FileSystemLoader(TEMPLATES / "portal" / "email"),
