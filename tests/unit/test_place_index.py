@@ -12,7 +12,7 @@ import pytest
 import zipcodes
 from pydantic import ValidationError
 
-from garage_tools.cli import schema_for
+from garage_tools.knowledge.data_files import schema_for
 from garage_tools.knowledge.loader import DATA_DIR
 from garage_tools.knowledge.place_index import PlaceIndex, build_place_index, check_place_index, read_place_index
 from garage_tools.knowledge.places import us_places
