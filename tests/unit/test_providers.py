@@ -281,7 +281,7 @@ async def test_a_long_retry_after_is_passed_on_instead_of_waited_out(model: Chat
     started = time.monotonic()
     with pytest.raises(ProviderUnavailable) as caught:
         await model.complete_json(system="s", prompt="p", schema=Verdict)
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 60  # waiting it out would take 120 s; on a loaded machine a call may take 1
     assert caught.value.headers["Retry-After"] == "120"
     assert len(fake.requests) == 1
 
