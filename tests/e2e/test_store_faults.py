@@ -151,7 +151,9 @@ def test_readiness_follows_the_database_and_the_log_says_so_once(tmp_path: Path)
     assert PASSWORD not in log
     about_the_store = [line for line in log.splitlines() if OUTAGE_STARTED in line or OUTAGE_ENDED in line]
     assert len(about_the_store) == 2, log
-    assert OUTAGE_STARTED in about_the_store[0] and "ConnectionRefusedError" in about_the_store[0], log
+    # The cut is seen either as a refused new connection or as a pooled one closed under a query.
+    assert OUTAGE_STARTED in about_the_store[0], log
+    assert any(cause in about_the_store[0] for cause in ("ConnectionRefusedError", "ConnectionDoesNotExistError")), log
     assert OUTAGE_ENDED in about_the_store[1]
 
 

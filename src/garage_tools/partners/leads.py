@@ -36,11 +36,13 @@ class LeadRecorder:
         self.max_retry_seconds = max_retry_seconds
         self.dropped = 0
         self._pending: deque[Lead] = deque()
+        self._in_flight = 0  # taken for the INSERT under way; counted as pending until it commits
         self._writer: asyncio.Task[None] | None = None
 
     @property
     def pending(self) -> int:
-        return len(self._pending)
+        """Leads not yet in the store, including a batch whose write is under way."""
+        return len(self._pending) + self._in_flight
 
     def record(self, lead: Lead) -> None:
         """Note a lead and make sure a writer is on its way; returns at once."""
@@ -77,9 +79,11 @@ class LeadRecorder:
 
     async def _write_batch(self) -> bool:
         batch = [self._pending.popleft() for _ in range(min(BATCH, len(self._pending)))]
+        self._in_flight += len(batch)
         try:
             await self.repository.add_leads(batch)
         except Exception as exc:
+            self._in_flight -= len(batch)
             if not isinstance(exc, StoreUnavailable):  # an outage is logged once by the store itself
                 log.warning("could not record %d leads (%s); will retry", len(batch), type(exc).__name__)
             # Back at the front, oldest first; beyond the bound the oldest go.
@@ -88,4 +92,5 @@ class LeadRecorder:
                 self._pending.popleft()
                 self.dropped += 1
             return False
+        self._in_flight -= len(batch)
         return True
