@@ -9,16 +9,16 @@ setup:
 serve: setup
 	$(UV) run garage-tools serve
 
-# The whole suite twice: on the embedded defaults (SQLite, limits in memory), then on the scale-out
-# stack (every test server on its own PostgreSQL database and Redis key prefix). Four pytest workers
-# each; a file's tests stay on one worker, so its module fixtures (servers, browsers) start once.
-PYTEST_ARGS ?= -n 4 --dist loadfile
+# The whole suite twice (scripts/test-both-legs.sh): on the embedded defaults (SQLite, limits in
+# memory), then on the scale-out stack (every test server on its own PostgreSQL database and Redis key
+# prefix); both legs run even when the first fails. One pytest worker per core (`-n auto`); a file's
+# tests stay on one worker, so its module fixtures (servers, browsers) start once.
+PYTEST_ARGS ?= -n auto --dist loadfile
 test: setup
 	scripts/ensure-services.sh
 	scripts/setup-conformance.sh
 	scripts/setup-axe.sh
-	$(UV) run pytest $(PYTEST_ARGS)
-	GARAGE_TOOLS_TEST_STACK=postgres-redis $(UV) run pytest $(PYTEST_ARGS)
+	scripts/test-both-legs.sh $(PYTEST_ARGS)
 
 lint: setup
 	$(UV) run ruff check src tests bench
