@@ -1,5 +1,5 @@
 # The front door. `make serve` and `make test` each set up what they need first.
-.PHONY: setup serve test lint bench clean
+.PHONY: setup serve test test-fast lint bench clean
 
 UV := .cache/uv-0.13.9/bin/uv
 
@@ -19,6 +19,11 @@ test: setup
 	scripts/setup-conformance.sh
 	scripts/setup-axe.sh
 	scripts/test-both-legs.sh $(PYTEST_ARGS)
+
+# The inner loop: the embedded leg without the browser, slow and PostgreSQL tests (the markers are
+# described in pyproject.toml). `make test` remains the check that counts.
+test-fast: setup
+	$(UV) run pytest $(PYTEST_ARGS) -m "not browser and not slow and not postgres"
 
 lint: setup
 	$(UV) run ruff check src tests bench

@@ -184,6 +184,15 @@ RAISED_LIMITS = {
 KEY_CACHE_SECONDS = 2.0
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test by what it needs, so `make test-fast` can leave the slow kinds out of the inner loop."""
+    for item in items:
+        if item.path.parent.name == "e2e":
+            item.add_marker(pytest.mark.e2e)
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+
+
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     server = start_server(tmp_path_factory.mktemp("server"), {"GARAGE_TOOLS_KEY_CACHE_SECONDS": str(KEY_CACHE_SECONDS)})

@@ -74,6 +74,7 @@ def test_deployed_hostname_is_accepted_by_mcp(tmp_path: Path) -> None:
         stop_server(server)
 
 
+@pytest.mark.slow
 def test_several_workers_serve_the_same_state(tmp_path: Path) -> None:
     server = start_server(tmp_path, {"GARAGE_TOOLS_WORKERS": "2"})
     try:
@@ -92,6 +93,7 @@ def test_several_workers_serve_the_same_state(tmp_path: Path) -> None:
         stop_server(server)
 
 
+@pytest.mark.slow
 def test_workers_slow_to_start_are_not_replaced_as_hung(tmp_path: Path) -> None:
     """uvicorn kills a worker that does not answer its health check in time and starts another. A worker
     that only starts slowly (a loaded machine) must be waited for, or `--workers N` never serves."""

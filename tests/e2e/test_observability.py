@@ -11,7 +11,7 @@ import json
 import signal
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -65,6 +65,14 @@ def requests(tool: str, surface: str, status: int) -> tuple[str, tuple[tuple[str
 def log_lines(server: LiveServer) -> list[dict[str, Any]]:
     """The server's log, every line of which is a JSON object."""
     return [json.loads(line) for line in (server.workdir / "server.log").read_text().splitlines()]
+
+
+def wait_for_access_lines(server: LiveServer, wanted: Callable[[dict[str, Any]], bool], count: int = 1) -> None:
+    """Wait until `count` access-log lines match `wanted`: the log is written after the response is sent."""
+    deadline = time.monotonic() + 10
+    while sum(1 for line in log_lines(server) if line["logger"] == "uvicorn.access" and wanted(line)) < count:
+        assert time.monotonic() < deadline, "the access lines did not reach the log"
+        time.sleep(0.02)
 
 
 @pytest.fixture
@@ -154,7 +162,8 @@ def test_the_request_id_is_echoed_and_on_the_json_log_line(json_server: LiveServ
         page = client.get("/developers")
     assert given.headers["X-Request-Id"] == "lb-2f9c0e:17"
     assert len(made.headers["X-Request-Id"]) == 32 and len(page.headers["X-Request-Id"]) == 32
-    time.sleep(0.3)
+    ids = {"lb-2f9c0e:17", made.headers["X-Request-Id"], page.headers["X-Request-Id"]}
+    wait_for_access_lines(json_server, lambda line: line.get("request_id") in ids, count=3)
     by_id = {line.get("request_id"): line for line in log_lines(json_server) if line["logger"] == "uvicorn.access"}
     line = by_id["lb-2f9c0e:17"]
     assert (line["method"], line["path"], line["status"], line["level"]) == ("POST", "/api/v1/diagnose", 200, "info")
@@ -174,7 +183,7 @@ def test_no_key_token_or_address_reaches_the_log(json_server: LiveServer) -> Non
         # What people paste by mistake: a key and an address in a query string (the access log shows it).
         assert client.get("/api/v1/diagnose", params={"api_key": key, "email": address}).status_code == 405
         assert client.get(link).status_code == 400  # a used link: its page says so (and its path is logged)
-    time.sleep(0.3)
+    wait_for_access_lines(json_server, lambda line: line.get("status") == 400 and line.get("method") == "GET")
     log = (json_server.workdir / "server.log").read_text()
     lines = log_lines(json_server)  # something was logged, all of it JSON, the start-up banner included
     assert lines[0]["message"].startswith("garage-tools ") and "(database " in lines[0]["message"]

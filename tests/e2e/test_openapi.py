@@ -89,6 +89,7 @@ def test_public_base_url_setting_is_used(tmp_path: Path) -> None:
 SCHEMATHESIS_EXAMPLES = 100
 
 
+@pytest.mark.slow
 def test_schemathesis_finds_no_failures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Property-based fuzzing of every operation: no 5xx, every response matches the document.
 

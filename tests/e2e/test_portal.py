@@ -6,20 +6,17 @@ Each test signs in from client addresses of its own (the server trusts loopback 
 
 from __future__ import annotations
 
-import email
-import email.policy
 import itertools
 import re
-import time
 import uuid
 from collections.abc import Iterator
-from email.message import EmailMessage
 from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.conftest import LiveServer, start_server, stop_server
+from tests.mailbox import wait_for_mail
 
 _addresses = itertools.count(1)
 LINK = re.compile(r"http://[^\s\"<>]+/developers/confirm/[A-Za-z0-9_-]+")
@@ -113,18 +110,6 @@ def diagnose(server: LiveServer, key: str) -> httpx.Response:
     )
 
 
-def wait_for_eml(server: LiveServer, needle: str, seconds: float = 15) -> EmailMessage:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        for path in (server.workdir / "var" / "mail").glob("*.eml"):
-            message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-            assert isinstance(message, EmailMessage)
-            if needle in str(message["To"]):
-                return message
-        time.sleep(0.1)
-    raise AssertionError(f"no .eml to {needle}")
-
-
 # -- the landing page -------------------------------------------------------------------------------
 
 
@@ -160,7 +145,7 @@ def test_known_and_unknown_addresses_get_the_same_answer(server: LiveServer) -> 
 def test_the_mail_is_written_as_eml_with_text_and_html(server: LiveServer) -> None:
     address = new_email()
     Visitor(server).request_link(address.upper())
-    message = wait_for_eml(server, address)
+    message = wait_for_mail(server.workdir, address)
     assert message["To"] == address and "sign-in link" in str(message["Subject"])
     text = message.get_body(("plain",))
     html = message.get_body(("html",))

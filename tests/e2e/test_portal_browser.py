@@ -6,12 +6,9 @@ sign-in mail is read from the `.eml` file the service writes, as a local user wo
 
 from __future__ import annotations
 
-import email
-import email.policy
 import re
 import time
 from collections.abc import Iterator
-from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +16,7 @@ import httpx
 import pytest
 
 from tests.conftest import LiveServer, start_server, stop_server
+from tests.mailbox import link_in, wait_for_mail
 
 ADDRESS = "journey@example.com"
 SCREENSHOT = Path("/tmp/garage-tools-portal-dashboard.png")
@@ -34,20 +32,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     stop_server(live)
 
 
-def link_from_mailbox(server: LiveServer, address: str, seconds: float = 15) -> str:
-    """The sign-in link from the newest `.eml` the mail worker wrote for `address`."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        for path in sorted((server.workdir / "var" / "mail").glob("*.eml"), key=lambda p: p.stat().st_mtime):
-            message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-            assert isinstance(message, EmailMessage)
-            body = message.get_body(("plain",))
-            if message["To"] == address and body is not None:
-                found = re.search(r"http://\S+/developers/confirm/\S+", body.get_content())
-                assert found
-                return found.group(0)
-        time.sleep(0.1)
-    raise AssertionError(f"no mail to {address} under var/mail")
+def link_from_mailbox(server: LiveServer, address: str) -> str:
+    """The sign-in link in the newest mail to `address`."""
+    return link_in(wait_for_mail(server.workdir, address), "/developers/confirm/")
 
 
 def mcp_pro_call(server: LiveServer, key: str) -> httpx.Response:

@@ -15,17 +15,17 @@ import ipaddress
 import ssl
 import tempfile
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
+from typing import Any
 
-import uvicorn
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from tests.fakes.loopback import LoopbackFake
 
 NAMES = ("photos.example.test", "cdn.example.test", "private.example.test")
 
@@ -65,18 +65,18 @@ def _certificate(directory: Path) -> tuple[Path, Path]:
     return cert_path, key_path
 
 
-class FakeImageHost:
+class FakeImageHost(LoopbackFake):
     """Start with `with FakeImageHost() as host`; `host.serve(path, Reply(...))`; fetch `host.url(path)`."""
 
+    name = "fake image host"
+
     def __init__(self) -> None:
+        super().__init__()
         self._directory = tempfile.TemporaryDirectory()
         self.cert_path, self.key_path = _certificate(Path(self._directory.name))
         self._lock = threading.Lock()
         self._routes: dict[str, Reply] = {}
         self.requests: list[tuple[str, str]] = []  # (Host header, path)
-        self.port = 0
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
 
     def url(self, path: str, host: str = NAMES[0]) -> str:
         return f"https://{host}:{self.port}{path}"
@@ -114,39 +114,12 @@ class FakeImageHost:
             await send({"type": "http.response.body", "body": reply.body[start : start + 65536], "more_body": True})
         await send({"type": "http.response.body", "body": b""})
 
-    def start(self) -> None:
-        config = uvicorn.Config(
-            self,
-            host="127.0.0.1",
-            port=0,
-            lifespan="off",
-            log_level="warning",
-            access_log=False,
-            ssl_certfile=str(self.cert_path),
-            ssl_keyfile=str(self.key_path),
-            timeout_graceful_shutdown=1,
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, name="fake-image-host", daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the fake image host did not start")
-            time.sleep(0.01)
-        self.port = self._server.servers[0].sockets[0].getsockname()[1]
-
-    def stop(self) -> None:
-        if self._server is not None and self._thread is not None:
-            self._server.should_exit = True
-            self._thread.join(timeout=10)
-        self._directory.cleanup()
-
-    def __enter__(self) -> FakeImageHost:
-        self.start()
+    def asgi_app(self) -> ASGIApp:
         return self
 
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
+    def uvicorn_options(self) -> dict[str, Any]:
+        return {"ssl_certfile": str(self.cert_path), "ssl_keyfile": str(self.key_path), "timeout_graceful_shutdown": 1}
+
+    def stop(self) -> None:
+        super().stop()
+        self._directory.cleanup()

@@ -19,14 +19,14 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+
+from tests.fakes.loopback import LoopbackFake
 
 
 @dataclass(frozen=True)
@@ -47,14 +47,14 @@ class Received:
     at: float  # time.monotonic() when it arrived
 
 
-class FakeLLM:
+class FakeLLM(LoopbackFake):
     """Start with `start()` (or `with`); script it with `queue` and `default`; read `requests`."""
 
+    name = "fake model provider"
+
     def __init__(self) -> None:
+        super().__init__()
         self._lock = threading.Lock()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self.port = 0
         self.reset()
 
     @property
@@ -82,44 +82,16 @@ class FakeLLM:
         with self._lock:
             self._script.extend(replies)
 
-    def start(self) -> None:
+    def asgi_app(self) -> Starlette:
         routes = [
             Route("/v1/chat/completions", self._chat_completions, methods=["POST"]),
             Route("/v1/messages", self._messages, methods=["POST"]),
         ]
-        config = uvicorn.Config(
-            Starlette(routes=routes),
-            host="127.0.0.1",
-            port=0,
-            lifespan="off",
-            log_level="warning",
-            access_log=False,
-            timeout_graceful_shutdown=2,
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, name="fake-llm", daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the fake model provider did not start")
-            time.sleep(0.01)
-        self.port = self._server.servers[0].sockets[0].getsockname()[1]
+        return Starlette(routes=routes)
 
     def stop(self) -> None:
-        self.reset()
-        if self._server is not None and self._thread is not None:
-            self._server.should_exit = True
-            self._thread.join(timeout=10)
-
-    def __enter__(self) -> FakeLLM:
-        self.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
+        self.reset()  # releases a request held by a slow reply
+        super().stop()
 
     async def _next(self, request: Request) -> tuple[Reply, dict[str, Any]]:
         body = await request.json()

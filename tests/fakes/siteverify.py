@@ -14,14 +14,14 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from types import TracebackType
 from typing import Any, Literal
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
+
+from tests.fakes.loopback import LoopbackFake
 
 PASS_SECRET = "1x0000000000000000000000000000000AA"
 FAIL_SECRET = "2x0000000000000000000000000000000AA"
@@ -60,14 +60,14 @@ def _failure(*codes: str) -> dict[str, Any]:
     return {"success": False, "error-codes": list(codes), "messages": []}
 
 
-class FakeSiteverify:
+class FakeSiteverify(LoopbackFake):
     """Start with `start()` (or `with`); point the verifier at `url`; inspect `requests`."""
 
+    name = "fake siteverify server"
+
     def __init__(self) -> None:
+        super().__init__()
         self._lock = threading.Lock()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self.port = 0
         self.reset()
 
     @property
@@ -93,40 +93,12 @@ class FakeSiteverify:
         with self._lock:
             self._misbehaviour, self._misbehave_left = how, times
 
-    def start(self) -> None:
-        config = uvicorn.Config(
-            Starlette(routes=[Route(PATH, self._siteverify, methods=["POST"])]),
-            host="127.0.0.1",
-            port=0,
-            lifespan="off",
-            log_level="warning",
-            access_log=False,
-            timeout_graceful_shutdown=2,
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, name="fake-siteverify", daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the fake siteverify server did not start")
-            time.sleep(0.01)
-        self.port = self._server.servers[0].sockets[0].getsockname()[1]
+    def asgi_app(self) -> Starlette:
+        return Starlette(routes=[Route(PATH, self._siteverify, methods=["POST"])])
 
     def stop(self) -> None:
         self.reset()  # releases a request held by `slow`
-        if self._server is not None and self._thread is not None:
-            self._server.should_exit = True
-            self._thread.join(timeout=10)
-
-    def __enter__(self) -> FakeSiteverify:
-        self.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
+        super().stop()
 
     async def _siteverify(self, request: Request) -> Response:
         content_type = request.headers.get("content-type", "")
