@@ -184,7 +184,12 @@ def create_app(
         exception_handlers={HTTPException: _http_error, Exception: _unexpected},
         lifespan=lifespan,
     )
-    app.route_tool_calls(rest=rest_gate, mcp=dict(zip(("/mcp", "/mcp-pro"), mcp_gates, strict=True)), wrap=with_cors)
+    app.route_tool_calls(
+        rest=rest_gate,
+        mcp=dict(zip(("/mcp", "/mcp-pro"), mcp_gates, strict=True)),
+        wrap=with_cors,
+        mcp_host_allowed=access.origins.mcp_host_allowed,
+    )
     app.state.services = services
     app.state.registry = registry
     return app
