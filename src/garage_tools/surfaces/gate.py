@@ -49,6 +49,7 @@ from garage_tools.errors import (
 from garage_tools.headers import RequestHeaders, trimmed_scope
 from garage_tools.observability.request_id import note_tool
 from garage_tools.registry import DEFAULT_MAX_BODY_BYTES, Registry, Tool
+from garage_tools.surfaces.jsonrpc import envelope_problem
 
 #: Room for the JSON-RPC envelope around a tool's arguments on MCP.
 MCP_ENVELOPE_BYTES = 4096
@@ -69,6 +70,7 @@ class Admitted:
     arguments: dict[str, Any] | None = None  # REST: the parsed body, less challengeToken
     message: Any = None  # MCP: the parsed JSON-RPC message (None when the body is not JSON)
     denial: ServiceError | None = None  # MCP: the tool call must answer with this error
+    invalid: str | None = None  # MCP: why the message breaks the JSON-RPC envelope rules (answered -32600)
     response_headers: list[tuple[bytes, bytes]] = field(default_factory=list)  # RateLimit headers
 
 
@@ -213,6 +215,9 @@ class McpGate(Gate):
             request.message = orjson.loads(body)
         except orjson.JSONDecodeError:
             return request  # the MCP SDK answers with its own parse error
+        request.invalid = envelope_problem(request.message)
+        if request.invalid is not None:
+            return request  # answered -32600, counted against nothing
         call = _tool_call_name(request.message)
         if call is None:
             if _is_request(request.message):

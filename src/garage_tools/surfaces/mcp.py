@@ -31,6 +31,7 @@ from garage_tools.access.body import replay
 from garage_tools.registry import AuthPolicy, Registry, Tool
 from garage_tools.services import Services
 from garage_tools.surfaces.gate import Admitted, unsupported_protocol_version
+from garage_tools.surfaces.jsonrpc import INVALID_REQUEST
 from garage_tools.surfaces.mcp_encoding import call_result, jsonrpc_error, refusal
 from garage_tools.surfaces.mcp_fast import LISTING_TTL_MS, FastPath, plain_message
 from garage_tools.surfaces.mcp_resources import lab_resources, read_lab
@@ -147,6 +148,10 @@ class McpSurface:
             )
             body = jsonrpc_error(request_id, rejection.code, message, rejection.data)
             await send_json(send, ERROR_CODE_HTTP_STATUS.get(rejection.code, 400), body)
+            return
+        if request.invalid is not None:
+            body = jsonrpc_error(None, INVALID_REQUEST, request.invalid)
+            await send_json(send, ERROR_CODE_HTTP_STATUS.get(INVALID_REQUEST, 400), body)
             return
         if request.denial is not None and request.tool is None and request_id is not None:
             # A handshake or listing over the protocol guard's limit (tool calls answer as tool errors).
