@@ -33,6 +33,7 @@ from starlette.types import Receive, Scope, Send
 from garage_tools.access.caller import Caller
 from garage_tools.access.challenge import CHALLENGE_FIELD, MAX_TOKEN_LENGTH
 from garage_tools.access.policy import Access
+from garage_tools.access.ratelimit import Decision
 from garage_tools.errors import (
     FieldProblem,
     HostNotAllowed,
@@ -71,7 +72,13 @@ class Admitted:
     message: Any = None  # MCP: the parsed JSON-RPC message (None when the body is not JSON)
     denial: ServiceError | None = None  # MCP: the tool call must answer with this error
     invalid: str | None = None  # MCP: why the message breaks the JSON-RPC envelope rules (answered -32600)
-    response_headers: list[tuple[bytes, bytes]] = field(default_factory=list)  # RateLimit headers
+    response_headers: list[tuple[bytes, bytes]] = field(default_factory=list)  # fixed headers (Retry-After)
+    limits: Decision | None = None  # a counted call's rate-limit decision, for its RateLimit headers
+
+    def answer_headers(self) -> list[tuple[bytes, bytes]]:
+        """The headers the answer carries: a counted call's `RateLimit` fields as they stand when it goes out
+        (a usage-cap unit given back by then is not counted in them), else those the gate set."""
+        return self.limits.headers() if self.limits is not None else self.response_headers
 
 
 class Surface(Protocol):
@@ -137,8 +144,8 @@ class RestGate(Gate):
             try:
                 await access.challenge_browser(caller, token, base)
             except ServiceError as error:
-                error.headers.update(decision.header_fields())  # the call was counted: say how much is left
-                await _give_back_unsettled(caller)  # but the tool will not run: it used none of its cap
+                await _give_back_unsettled(caller)  # the tool will not run: it used none of its cap
+                error.headers.update(decision.header_fields())  # but the call was counted: say how much is left
                 raise
         return Admitted(
             scope=scope,
@@ -149,7 +156,7 @@ class RestGate(Gate):
             base_url=base,
             tool=tool,
             arguments=arguments,
-            response_headers=decision.headers(),
+            limits=decision,
         )
 
 
@@ -239,7 +246,7 @@ class McpGate(Gate):
             )
             return request
         decision, request.caller = await access.count_call(caller, call)
-        request.response_headers = decision.headers()
+        request.limits = decision
         if not decision.allowed:
             request.denial = decision.error()
         return request

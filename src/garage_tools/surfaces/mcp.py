@@ -155,16 +155,15 @@ class McpSurface:
             return
         if request.denial is not None and request.tool is None and request_id is not None:
             # A handshake or listing over the protocol guard's limit (tool calls answer as tool errors).
-            await send_json(send, 200, refusal(request_id, request.denial), request.response_headers)
+            await send_json(send, 200, refusal(request_id, request.denial), request.answer_headers())
             return
         if self.fast is not None and (plain := plain_message(request)) is not None:
             await self.fast(request, plain, send)
             return
         request.scope[_ADMITTED] = request
-        extra = request.response_headers
 
         async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start" and extra:
+            if message["type"] == "http.response.start" and (extra := request.answer_headers()):
                 message["headers"] = [*message.get("headers", ()), *extra]
             await send(message)
 
