@@ -103,3 +103,9 @@ def test_a_trailing_slash_redirect_never_carries_the_host_a_client_sent(tmp_path
     # A path starting `//` would read as another host in a relative Location: it is never redirected.
     assert _other_slash("//evil.example/") is None
     assert _other_slash("/mcp/") == "/mcp"
+
+
+def test_a_get_of_a_tool_takes_the_router_where_a_browser_gets_a_page() -> None:
+    rest, mcp = Recorder("rest"), Recorder("mcp")
+    assert TestClient(service(rest, mcp)).get("/api/v1/diagnose").text == "router"
+    assert rest.seen == []

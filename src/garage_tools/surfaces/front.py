@@ -2,10 +2,11 @@
 
 Tool calls are the service's hot path, and Starlette's generic machinery in front of them (two
 exception middlewares, the router's pattern matching, request state) costs about a third of what a
-bare Starlette call does in all. So `POST /api/v1/<tool>`, `/mcp` and `/mcp-pro` are recognised
+bare Starlette call does in all. So `/api/v1/<tool>` (but a GET), `/mcp` and `/mcp-pro` are recognised
 here by their exact paths and handed to their gates, wrapped in the same CORS policy and the same
 last-resort error envelope the app applies to every other route. Anything else, including the
-lifespan and odd shapes of those paths (a trailing slash, a root path), takes the ordinary route.
+lifespan, a GET of a tool's path (a browser gets a page about the tool) and odd shapes of those
+paths (a trailing slash, a root path), takes the ordinary route.
 
 A path that differs from a route only by its trailing slash is redirected here too, not by Starlette's
 router: Starlette writes the request's `Host` into `Location`, so any client could make the service send
@@ -90,7 +91,8 @@ class Service(Starlette):
             return None
         path: str = scope["path"]
         target = self._mcp.get(path)
-        if target is None and self._rest is not None and path.startswith(REST_PREFIX):
+        # A GET takes the router: a browser gets a page about the tool there, anyone else this gate's 405.
+        if target is None and self._rest is not None and scope["method"] != "GET" and path.startswith(REST_PREFIX):
             tool = path[len(REST_PREFIX) :]
             if tool and "/" not in tool:
                 scope["path_params"] = {"tool": tool}
