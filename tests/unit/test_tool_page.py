@@ -14,8 +14,8 @@ from starlette.testclient import TestClient
 from garage_tools.app import create_app
 from garage_tools.registry import parse_arguments
 from garage_tools.settings import Settings
+from garage_tools.surfaces.openapi import example_arguments
 from garage_tools.tools import build_registry
-from garage_tools.web.tool_page import example_arguments
 
 BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
 

@@ -60,7 +60,10 @@ class AllowedFiles(StaticFiles):
     async def get_response(self, path: str, scope: Scope) -> Response:
         if path not in self.names:
             raise HTTPException(status_code=404)
-        return await super().get_response(path, scope)
+        response = await super().get_response(path, scope)
+        # They change only with the package: a returning visitor loads them from its cache for a day.
+        response.headers["Cache-Control"] = "public, max-age=86400"
+        return response
 
 
 @dataclass(frozen=True)

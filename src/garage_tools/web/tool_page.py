@@ -9,43 +9,15 @@ does, shows a call it would accept, and links to the tool in the interactive ref
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from garage_tools.access.policy import Access
 from garage_tools.registry import Registry
+from garage_tools.surfaces.openapi import example_arguments
 from garage_tools.web.docs import tool_guides
 from garage_tools.web.pages import render, wants_html
-
-
-def example_arguments(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Arguments a tool accepts, from its schema's examples: every required one, and the optional ones
-    that have an example. A nested object is built the same way from its own schema."""
-    defs = schema.get("$defs", {}) if defs is None else defs
-    required = set(schema.get("required", ()))
-    arguments: dict[str, Any] = {}
-    for name, prop in schema.get("properties", {}).items():
-        value = _example_value(prop, defs, required=name in required)
-        if value is not None:
-            arguments[name] = value
-    return arguments
-
-
-def _example_value(prop: dict[str, Any], defs: dict[str, Any], *, required: bool) -> Any:
-    if prop.get("examples"):
-        return prop["examples"][0]
-    if not required:
-        return None
-    for option in [prop, *prop.get("anyOf", ())]:
-        if "$ref" in option:
-            return example_arguments(defs[option["$ref"].rsplit("/", 1)[1]], defs)
-        if option.get("enum"):
-            return option["enum"][0]
-        if option.get("type") == "boolean":
-            return True
-    return None
 
 
 class ToolPages:
