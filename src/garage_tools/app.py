@@ -50,6 +50,7 @@ from garage_tools.web.photos import photo_routes
 from garage_tools.web.portal import portal_routes
 from garage_tools.web.privacy import privacy_routes
 from garage_tools.web.styles import style_routes
+from garage_tools.web.tool_page import ToolPages
 
 CORS_HEADERS = [
     "Authorization",
@@ -158,6 +159,7 @@ def create_app(
     ]
     metrics = MetricsEndpoint(services.outbox, services.limiter, services.settings.metrics_token)
     routes = [
+        Route("/api/v1/{tool}", ToolPages(access, registry, rest_gate), methods=["GET"]),  # a browser: a page
         Route("/api/v1/{tool}", rest_gate, methods=ANY_METHOD),
         Route("/mcp", mcp_gates[0], methods=ANY_METHOD),
         Route("/mcp-pro", mcp_gates[1], methods=ANY_METHOD),
@@ -184,7 +186,12 @@ def create_app(
         exception_handlers={HTTPException: _http_error, Exception: _unexpected},
         lifespan=lifespan,
     )
-    app.route_tool_calls(rest=rest_gate, mcp=dict(zip(("/mcp", "/mcp-pro"), mcp_gates, strict=True)), wrap=with_cors)
+    app.route_tool_calls(
+        rest=rest_gate,
+        mcp=dict(zip(("/mcp", "/mcp-pro"), mcp_gates, strict=True)),
+        wrap=with_cors,
+        mcp_host_allowed=access.origins.mcp_host_allowed,
+    )
     app.state.services = services
     app.state.registry = registry
     return app

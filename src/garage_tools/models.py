@@ -16,8 +16,10 @@ import re
 from functools import cache
 from typing import Annotated, Any, get_args
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, GetJsonSchemaHandler, Strict, model_validator
 from pydantic.alias_generators import to_camel
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 
 def _whole_float_as_int(value: Any) -> Any:
@@ -62,9 +64,62 @@ def is_email_address(text: str) -> bool:
 
 
 class InputModel(BaseModel):
-    """A tool's arguments."""
+    """A tool's arguments.
+
+    `null` for an optional argument means the argument is absent (its default applies): typed clients send
+    `"topK": null` for an Optional they left unset. Every optional property of the published schema says
+    so (`anyOf` with `{"type": "null"}`), so the schema and the validation keep accepting the same values.
+    """
 
     model_config = ConfigDict(alias_generator=to_camel, validate_by_alias=True, validate_by_name=False, extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_is_absent(cls, data: Any) -> Any:
+        if isinstance(data, dict) and None in data.values():
+            optional = _optional_names(cls)
+            return {name: value for name, value in data.items() if value is not None or name not in optional}
+        return data
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        json_schema = handler.resolve_ref_schema(handler(core_schema))
+        required = set(json_schema.get("required", ()))
+        properties = json_schema.get("properties", {})
+        for name, prop in properties.items():
+            if name not in required and not _accepts_null(prop):
+                properties[name] = _or_null(prop)
+        return json_schema
+
+
+@cache
+def _optional_names(model: type[BaseModel]) -> frozenset[str]:
+    """The wire names of `model`'s arguments that may be left out."""
+    return frozenset(field.alias or name for name, field in model.model_fields.items() if not field.is_required())
+
+
+#: Keywords that describe a property rather than constrain it: they stay beside an added `anyOf`.
+_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"})
+
+
+def _accepts_null(prop: dict[str, Any]) -> bool:
+    kind = prop.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    if "enum" in prop:
+        return None in prop["enum"]
+    if "const" in prop:
+        return prop["const"] is None
+    return any(_accepts_null(branch) for branch in prop.get("anyOf", prop.get("oneOf", ())))
+
+
+def _or_null(prop: dict[str, Any]) -> dict[str, Any]:
+    """`prop` widened to accept null as well."""
+    if set(prop) - _ANNOTATIONS == {"anyOf"}:
+        return {**prop, "anyOf": [*prop["anyOf"], {"type": "null"}]}
+    kept = {key: value for key, value in prop.items() if key in _ANNOTATIONS}
+    constraint = {key: value for key, value in prop.items() if key not in _ANNOTATIONS}
+    return {"anyOf": [constraint, {"type": "null"}], **kept}
 
 
 class OutputModel(BaseModel):

@@ -33,6 +33,7 @@ STATIC_PAGES = [
     "/developers/sign-in/sent",
     "/developers/confirm/not-a-real-token",
     "/ai",
+    "/api/v1/diagnose",
     "/labs",
     "/privacy",
     "/no-such-page",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,8 +12,9 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 from starlette.types import Receive, Scope, Send
 
-from garage_tools.app import with_cors
-from garage_tools.surfaces.front import Service
+from garage_tools.app import create_app, with_cors
+from garage_tools.settings import Settings
+from garage_tools.surfaces.front import Service, _other_slash
 from garage_tools.surfaces.responses import send_json
 
 
@@ -82,3 +84,28 @@ def test_an_unexpected_failure_is_an_envelope_and_a_log_line(caplog: pytest.LogC
     assert response.json()["error"]["code"] == "internal_error"
     assert "boom" not in response.text
     assert any("unhandled error on POST /api/v1/diagnose" in r.getMessage() for r in caplog.records)
+
+
+def test_a_trailing_slash_redirect_never_carries_the_host_a_client_sent(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "var", mail_worker_in_process=False)
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
+        developers = client.get("/developers/?tab=keys", headers={"Host": "evil.example"}, follow_redirects=False)
+        assert developers.status_code == 307
+        assert developers.headers["location"] == "/developers?tab=keys"
+        # The MCP Host check (DNS rebinding) holds on the way to /mcp too: no redirect for an unknown host.
+        refused = client.post("/mcp/", json={}, headers={"Host": "evil.example"}, follow_redirects=False)
+        assert refused.status_code == 421
+        assert refused.json()["error"]["code"] == "host_not_allowed"
+        assert "location" not in refused.headers
+        known = client.post("/mcp-pro/", json={}, follow_redirects=False)
+        assert (known.status_code, known.headers["location"]) == (307, "/mcp-pro")
+        assert client.get("/no-such-page/", follow_redirects=False).status_code == 404
+    # A path starting `//` would read as another host in a relative Location: it is never redirected.
+    assert _other_slash("//evil.example/") is None
+    assert _other_slash("/mcp/") == "/mcp"
+
+
+def test_a_get_of_a_tool_takes_the_router_where_a_browser_gets_a_page() -> None:
+    rest, mcp = Recorder("rest"), Recorder("mcp")
+    assert TestClient(service(rest, mcp)).get("/api/v1/diagnose").text == "router"
+    assert rest.seen == []

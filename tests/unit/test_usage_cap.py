@@ -172,6 +172,25 @@ def test_an_outage_is_given_back_but_work_done_is_not(client: TestClient) -> Non
     assert rest(client, "work", {"text": "ok"}) == (429, "rate_limited")
 
 
+def units_left(ratelimit: str) -> int:
+    """What a `RateLimit` header says is left of the cap's day window."""
+    fields = dict(item.split(";", 1) for item in ratelimit.split(", "))
+    return int(fields['"units-public-day"'].split(";")[0].removeprefix("r="))
+
+
+def test_the_answer_of_a_call_given_back_does_not_count_it(client: TestClient) -> None:
+    refused = client.post("/api/v1/work", json={"text": "refuse"})
+    assert refused.status_code == 400
+    assert units_left(refused.headers["ratelimit"]) == 2  # given back: none of the 2 a day used
+    away = client.post("/api/v1/work", json={"text": "away"})
+    assert away.status_code == 503 and units_left(away.headers["ratelimit"]) == 2
+    assert units_left(mcp(client, "work", {"text": "refuse"})[2]["ratelimit"]) == 2
+    # The general limit still counts the calls; a call that used a unit says so.
+    assert refused.headers["ratelimit"].startswith('"public-minute";r=999;')
+    done = client.post("/api/v1/work", json={"text": "ok"})
+    assert units_left(done.headers["ratelimit"]) == 1
+
+
 def test_the_general_limit_still_counts_every_call(client: TestClient) -> None:
     for _ in range(4):
         rest(client, "work", {"text": "refuse"})

@@ -115,6 +115,16 @@ class Decision:
     policy_header: str
     reservation: Reservation | None = None  # set when the check was allowed and asked to reserve a policy
 
+    def _counts_now(self) -> list[tuple[int, int]]:
+        """The counts as they stand now: less the reserved units, once they have been given back."""
+        held = self.reservation
+        if held is None or not held.given_back:
+            return self.counts
+        return [
+            (count - held.cost if w in held.windows else count, reset)
+            for w, (count, reset) in zip(self.windows, self.counts, strict=True)
+        ]
+
     @property
     def states(self) -> tuple[WindowState, ...]:
         return tuple(
@@ -127,10 +137,13 @@ class Decision:
         return max((s.reset_after for s in self.states if s.remaining <= 0), default=0) if not self.allowed else 0
 
     def header_fields(self) -> dict[str, str]:
-        """`RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-11); `Retry-After` if refused."""
+        """`RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-11); `Retry-After` if refused.
+
+        Read when the answer goes out, so a usage-cap unit given back by then is not counted in it.
+        """
         state = ", ".join(
             f'"{w.name}";r={max(w.limit - count, 0)};t={reset}'
-            for w, (count, reset) in zip(self.windows, self.counts, strict=True)
+            for w, (count, reset) in zip(self.windows, self._counts_now(), strict=True)
         )
         fields = {"RateLimit-Policy": self.policy_header, "RateLimit": state}
         if not self.allowed:
@@ -143,7 +156,7 @@ class Decision:
             return [(name.lower().encode(), value.encode()) for name, value in self.header_fields().items()]
         state = ", ".join(
             f'"{w.name}";r={w.limit - count};t={reset}'
-            for w, (count, reset) in zip(self.windows, self.counts, strict=True)
+            for w, (count, reset) in zip(self.windows, self._counts_now(), strict=True)
         )
         return [(b"ratelimit-policy", self.policy_header.encode()), (b"ratelimit", state.encode())]
 
@@ -250,14 +263,23 @@ class Reservation:
     given back to the counters that took it: after a switch between Redis and memory, to the same store.
     """
 
-    __slots__ = ("cost", "counters", "ends", "settled", "slots")
+    __slots__ = ("cost", "counters", "ends", "given_back", "settled", "slots", "windows")
 
-    def __init__(self, counters: Counters, slots: tuple[Slot, ...], cost: int, ends: tuple[float, ...]) -> None:
+    def __init__(
+        self,
+        counters: Counters,
+        slots: tuple[Slot, ...],
+        cost: int,
+        ends: tuple[float, ...],
+        windows: tuple[Window, ...] = (),
+    ) -> None:
         self.counters = counters
         self.slots = slots
         self.cost = cost
         self.ends = ends
+        self.windows = windows  # the windows of `slots`, for the RateLimit header of the call that holds them
         self.settled = False
+        self.given_back = False  # the units were uncounted (not merely settled)
 
     def keep(self) -> None:
         """The call used what the windows count: the units stay counted."""
@@ -270,6 +292,7 @@ class Reservation:
         self.settled = True
         try:
             await self.counters.give_back(self.slots, self.cost, self.ends)
+            self.given_back = True
         except SharedCountersUnavailable as exc:
             # The units stay counted: a cap errs towards holding, and the caller's own error must not be masked.
             log.warning("rate limits: could not give back a reservation (%s); it stays counted", exc)
@@ -305,8 +328,10 @@ class RateLimiter:
             return Decision(allowed, windows, counts, policy_header)
         reservation = None
         if reserve is not None:
-            held = [(slot, end) for w, slot, end in zip(windows, slots, ends, strict=True) if w in reserve.windows]
-            reservation = Reservation(counters, tuple(s for s, _ in held), cost, tuple(e for _, e in held))
+            held = [(w, slot, end) for w, slot, end in zip(windows, slots, ends, strict=True) if w in reserve.windows]
+            reservation = Reservation(
+                counters, tuple(s for _, s, _ in held), cost, tuple(e for _, _, e in held), tuple(w for w, _, _ in held)
+            )
         return Decision(allowed, windows, counts, policy_header, reservation)
 
     async def peek(self, partition: str, policies: Sequence[Policy]) -> Decision:

@@ -2,10 +2,16 @@
 
 Tool calls are the service's hot path, and Starlette's generic machinery in front of them (two
 exception middlewares, the router's pattern matching, request state) costs about a third of what a
-bare Starlette call does in all. So `POST /api/v1/<tool>`, `/mcp` and `/mcp-pro` are recognised
+bare Starlette call does in all. So `/api/v1/<tool>` (but a GET), `/mcp` and `/mcp-pro` are recognised
 here by their exact paths and handed to their gates, wrapped in the same CORS policy and the same
 last-resort error envelope the app applies to every other route. Anything else, including the
-lifespan and odd shapes of those paths (a trailing slash, a root path), takes the ordinary route.
+lifespan, a GET of a tool's path (a browser gets a page about the tool) and odd shapes of those
+paths (a trailing slash, a root path), takes the ordinary route.
+
+A path that differs from a route only by its trailing slash is redirected here too, not by Starlette's
+router: Starlette writes the request's `Host` into `Location`, so any client could make the service send
+a link to its own domain. These redirects carry a relative `Location` (the path and query alone), and a
+redirect to an MCP path first passes the MCP `Host` check, as the call it leads to will.
 """
 
 from __future__ import annotations
@@ -15,9 +21,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from garage_tools.errors import InternalError
+from garage_tools.errors import HostNotAllowed, InternalError
+from garage_tools.headers import RequestHeaders
 from garage_tools.surfaces.responses import send_error
 
 log = logging.getLogger("garage_tools.app")
@@ -36,13 +44,28 @@ class Service(Starlette):
 
     _rest: ASGIApp | None = None
     _mcp: Mapping[str, ASGIApp] = {}
+    _mcp_host_allowed: Callable[[str | None], bool] = staticmethod(lambda host: True)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.router.redirect_slashes = False
+        self._not_found = self.router.default
+        self.router.default = self._slash_redirect_or_not_found
 
     def route_tool_calls(
-        self, *, rest: ASGIApp, mcp: Mapping[str, ASGIApp], wrap: Callable[[ASGIApp], ASGIApp]
+        self,
+        *,
+        rest: ASGIApp,
+        mcp: Mapping[str, ASGIApp],
+        wrap: Callable[[ASGIApp], ASGIApp],
+        mcp_host_allowed: Callable[[str | None], bool] | None = None,
     ) -> None:
-        """Send `/api/v1/<tool>` to `rest` and each MCP path to its gate, each wrapped by `wrap` (CORS)."""
+        """Send `/api/v1/<tool>` to `rest` and each MCP path to its gate, each wrapped by `wrap` (CORS);
+        `mcp_host_allowed` is the MCP `Host` check, applied also to a redirect to an MCP path."""
         self._rest = wrap(rest)
         self._mcp = {path: wrap(gate) for path, gate in mcp.items()}
+        if mcp_host_allowed is not None:
+            self._mcp_host_allowed = mcp_host_allowed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         target = self._tool_call_target(scope) if scope["type"] == "http" else None
@@ -68,9 +91,42 @@ class Service(Starlette):
             return None
         path: str = scope["path"]
         target = self._mcp.get(path)
-        if target is None and self._rest is not None and path.startswith(REST_PREFIX):
+        # A GET takes the router: a browser gets a page about the tool there, anyone else this gate's 405.
+        if target is None and self._rest is not None and scope["method"] != "GET" and path.startswith(REST_PREFIX):
             tool = path[len(REST_PREFIX) :]
             if tool and "/" not in tool:
                 scope["path_params"] = {"tool": tool}
                 target = self._rest
         return target
+
+    async def _slash_redirect_or_not_found(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Redirect to the same path with or without its trailing slash when that is a route; else 404."""
+        target = _other_slash(scope["path"]) if scope["type"] == "http" else None
+        if target is not None and any(
+            route.matches({**scope, "path": target})[0] is not Match.NONE for route in self.router.routes
+        ):
+            if target[len(scope.get("root_path", "")) :] in self._mcp:
+                host = RequestHeaders.of(scope).host
+                if not self._mcp_host_allowed(host):
+                    await send_error(HostNotAllowed(f"This server does not answer to the host {host!r}."), send)
+                    return
+            query = scope.get("query_string", b"").decode("latin-1")
+            location = f"{target}?{query}" if query else target
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 307,
+                    "headers": [(b"location", location.encode("latin-1")), (b"content-length", b"0")],
+                }
+            )
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await self._not_found(scope, receive, send)
+
+
+def _other_slash(path: str) -> str | None:
+    """`path` with its trailing slash dropped, or one added; None for the root and for a path starting
+    `//`, which a browser would read as a link to another host."""
+    if path == "/" or path.startswith("//"):
+        return None
+    return path.rstrip("/") if path.endswith("/") else path + "/"

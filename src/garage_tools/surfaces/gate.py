@@ -33,6 +33,7 @@ from starlette.types import Receive, Scope, Send
 from garage_tools.access.caller import Caller
 from garage_tools.access.challenge import CHALLENGE_FIELD, MAX_TOKEN_LENGTH
 from garage_tools.access.policy import Access
+from garage_tools.access.ratelimit import Decision
 from garage_tools.errors import (
     FieldProblem,
     HostNotAllowed,
@@ -49,6 +50,7 @@ from garage_tools.errors import (
 from garage_tools.headers import RequestHeaders, trimmed_scope
 from garage_tools.observability.request_id import note_tool
 from garage_tools.registry import DEFAULT_MAX_BODY_BYTES, Registry, Tool
+from garage_tools.surfaces.jsonrpc import envelope_problem
 
 #: Room for the JSON-RPC envelope around a tool's arguments on MCP.
 MCP_ENVELOPE_BYTES = 4096
@@ -69,7 +71,14 @@ class Admitted:
     arguments: dict[str, Any] | None = None  # REST: the parsed body, less challengeToken
     message: Any = None  # MCP: the parsed JSON-RPC message (None when the body is not JSON)
     denial: ServiceError | None = None  # MCP: the tool call must answer with this error
-    response_headers: list[tuple[bytes, bytes]] = field(default_factory=list)  # RateLimit headers
+    invalid: str | None = None  # MCP: why the message breaks the JSON-RPC envelope rules (answered -32600)
+    response_headers: list[tuple[bytes, bytes]] = field(default_factory=list)  # fixed headers (Retry-After)
+    limits: Decision | None = None  # a counted call's rate-limit decision, for its RateLimit headers
+
+    def answer_headers(self) -> list[tuple[bytes, bytes]]:
+        """The headers the answer carries: a counted call's `RateLimit` fields as they stand when it goes out
+        (a usage-cap unit given back by then is not counted in them), else those the gate set."""
+        return self.limits.headers() if self.limits is not None else self.response_headers
 
 
 class Surface(Protocol):
@@ -135,8 +144,8 @@ class RestGate(Gate):
             try:
                 await access.challenge_browser(caller, token, base)
             except ServiceError as error:
-                error.headers.update(decision.header_fields())  # the call was counted: say how much is left
-                await _give_back_unsettled(caller)  # but the tool will not run: it used none of its cap
+                await _give_back_unsettled(caller)  # the tool will not run: it used none of its cap
+                error.headers.update(decision.header_fields())  # but the call was counted: say how much is left
                 raise
         return Admitted(
             scope=scope,
@@ -147,7 +156,7 @@ class RestGate(Gate):
             base_url=base,
             tool=tool,
             arguments=arguments,
-            response_headers=decision.headers(),
+            limits=decision,
         )
 
 
@@ -213,6 +222,9 @@ class McpGate(Gate):
             request.message = orjson.loads(body)
         except orjson.JSONDecodeError:
             return request  # the MCP SDK answers with its own parse error
+        request.invalid = envelope_problem(request.message)
+        if request.invalid is not None:
+            return request  # answered -32600, counted against nothing
         call = _tool_call_name(request.message)
         if call is None:
             if _is_request(request.message):
@@ -234,7 +246,7 @@ class McpGate(Gate):
             )
             return request
         decision, request.caller = await access.count_call(caller, call)
-        request.response_headers = decision.headers()
+        request.limits = decision
         if not decision.allowed:
             request.denial = decision.error()
         return request

@@ -31,6 +31,7 @@ from garage_tools.access.body import replay
 from garage_tools.registry import AuthPolicy, Registry, Tool
 from garage_tools.services import Services
 from garage_tools.surfaces.gate import Admitted, unsupported_protocol_version
+from garage_tools.surfaces.jsonrpc import INVALID_REQUEST
 from garage_tools.surfaces.mcp_encoding import call_result, jsonrpc_error, refusal
 from garage_tools.surfaces.mcp_fast import LISTING_TTL_MS, FastPath, plain_message
 from garage_tools.surfaces.mcp_resources import lab_resources, read_lab
@@ -148,18 +149,21 @@ class McpSurface:
             body = jsonrpc_error(request_id, rejection.code, message, rejection.data)
             await send_json(send, ERROR_CODE_HTTP_STATUS.get(rejection.code, 400), body)
             return
+        if request.invalid is not None:
+            body = jsonrpc_error(None, INVALID_REQUEST, request.invalid)
+            await send_json(send, ERROR_CODE_HTTP_STATUS.get(INVALID_REQUEST, 400), body)
+            return
         if request.denial is not None and request.tool is None and request_id is not None:
             # A handshake or listing over the protocol guard's limit (tool calls answer as tool errors).
-            await send_json(send, 200, refusal(request_id, request.denial), request.response_headers)
+            await send_json(send, 200, refusal(request_id, request.denial), request.answer_headers())
             return
         if self.fast is not None and (plain := plain_message(request)) is not None:
             await self.fast(request, plain, send)
             return
         request.scope[_ADMITTED] = request
-        extra = request.response_headers
 
         async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start" and extra:
+            if message["type"] == "http.response.start" and (extra := request.answer_headers()):
                 message["headers"] = [*message.get("headers", ()), *extra]
             await send(message)
 

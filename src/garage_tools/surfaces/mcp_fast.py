@@ -189,7 +189,7 @@ class FastPath:
         else:
             result = await self._call(request, message)
         payload = orjson.dumps({"jsonrpc": "2.0", "id": message.request_id, "result": result})
-        await send_json(send, 200, payload, request.response_headers)
+        await send_json(send, 200, payload, request.answer_headers())
 
     async def _call(self, request: Admitted, message: PlainMessage) -> dict[str, Any]:
         assert request.tool is not None

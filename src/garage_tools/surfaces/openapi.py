@@ -99,6 +99,7 @@ def openapi_document(registry: Registry, base_url: str) -> dict[str, Any]:
         responses["200"]["headers"] = _header_refs("200")
         # The error responses are the same for every tool: defined once, referenced by each operation.
         responses |= {status: {"$ref": f"#/components/responses/{_error_name(status)}"} for status in ERROR_RESPONSES}
+        example = example_arguments(tool.input_model.model_json_schema(by_alias=True))
         operation: dict[str, Any] = {
             "operationId": tool.name,
             "summary": tool.summary,
@@ -107,7 +108,8 @@ def openapi_document(registry: Registry, base_url: str) -> dict[str, Any]:
             "security": security,
             "requestBody": {
                 "required": True,
-                "content": {"application/json": {"schema": input_ref}},
+                # An explicit example: generated ones would show every field, `"challengeToken": "string"` too.
+                "content": {"application/json": {"schema": input_ref, "example": example}},
             },
             "responses": responses,
         }
@@ -176,3 +178,31 @@ def _short_description(tool: Tool[Any, Any], base_url: str) -> str:
     text = tool.summary + auth
     guide = f" Full description: {base_url}/ai#{tool.name}"
     return text + guide if len(text + guide) <= OPERATION_TEXT_LIMIT else text
+
+
+def example_arguments(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Arguments a tool accepts, from its input schema's examples: every required one, and the optional ones
+    that have an example. A nested object is built the same way from its own schema."""
+    defs = schema.get("$defs", {}) if defs is None else defs
+    required = set(schema.get("required", ()))
+    arguments: dict[str, Any] = {}
+    for name, prop in schema.get("properties", {}).items():
+        value = _example_value(prop, defs, required=name in required)
+        if value is not None:
+            arguments[name] = value
+    return arguments
+
+
+def _example_value(prop: dict[str, Any], defs: dict[str, Any], *, required: bool) -> Any:
+    if prop.get("examples"):
+        return prop["examples"][0]
+    if not required:
+        return None
+    for option in [prop, *prop.get("anyOf", ())]:
+        if "$ref" in option:
+            return example_arguments(defs[option["$ref"].rsplit("/", 1)[1]], defs)
+        if option.get("enum"):
+            return option["enum"][0]
+        if option.get("type") == "boolean":
+            return True
+    return None

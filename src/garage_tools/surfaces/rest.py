@@ -28,6 +28,6 @@ class RestSurface:
         try:
             body = dump_json(await invoke(self.registry, request.tool.name, request.arguments, context))
         except ServiceError as error:
-            await send_error(error, send, request.response_headers)
+            await send_error(error, send, request.answer_headers())
         else:
-            await send_json(send, 200, body, request.response_headers)
+            await send_json(send, 200, body, request.answer_headers())

@@ -16,7 +16,7 @@ from markupsafe import Markup
 from starlette.exceptions import HTTPException
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
@@ -60,7 +60,10 @@ class AllowedFiles(StaticFiles):
     async def get_response(self, path: str, scope: Scope) -> Response:
         if path not in self.names:
             raise HTTPException(status_code=404)
-        return await super().get_response(path, scope)
+        response = await super().get_response(path, scope)
+        # They change only with the package: a returning visitor loads them from its cache for a day.
+        response.headers["Cache-Control"] = "public, max-age=86400"
+        return response
 
 
 @dataclass(frozen=True)
@@ -163,4 +166,6 @@ def docs_routes(access: Access, registry: Registry, changelog: Changelog | None 
         Route("/developers/changelog", pages.changelog_page, methods=["GET"]),
         Route("/developers/changelog.json", pages.changelog_feed, methods=["GET"]),
         Route("/ai", pages.agent_guide, methods=["GET"]),
+        # The path other services give their agent guide.
+        Route("/brain", lambda request: RedirectResponse("/ai", status_code=308), methods=["GET"]),
     ]
