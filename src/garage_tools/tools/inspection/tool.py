@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -124,7 +125,7 @@ async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> Su
     async def with_the_report(session: AsyncSession) -> str | None:
         # The lead (which may carry contact details) and the e-mail stand or fall with the report.
         if lead is not None:
-            await insert_lead(session, lead)
+            await insert_lead(session, replace(lead, base_url=ctx.base_url), data.partners.notices.tell_at_once)
         return await data.outbox.enqueue(session, mail) if mail is not None else None
 
     new = NewInspection(

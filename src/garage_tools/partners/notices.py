@@ -1,0 +1,176 @@
+"""Lead notices: how a partner hears of the leads routed to them, by e-mail through the outbox.
+
+A hot lead (an emergency, or a job that needs a pro now) is mailed to the partner's addresses in the
+transaction that stores it, so it leaves within seconds of the request and is never lost or sent twice.
+Warm and cold leads wait for the daily digest (`garage-tools partners digest`). Either way the lead is
+marked told (`lead_events.notified_at`), so each reaches its partner once.
+
+A notice says what, where, when and the door size. The homeowner's name, address and report link are in
+it only when the lead carries them, and a lead carries them only when the homeowner agreed that the pro
+may contact them (`tools/inspection/next_step.py` `lead_for`): a notice never holds more than its lead.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from garage_tools.mail import Mail, Outbox
+from garage_tools.store.partner_console import DigestBatch, PartnerConsoleRepository, PartnerLead, contacts_of
+from garage_tools.store.partners import Lead
+
+log = logging.getLogger(__name__)
+
+HOT = "hot"
+CONSOLE_PATH = "/partners"
+MAX_DIGEST_LINES = 50  # the rest are counted, and listed in the console
+
+_HEAT_WORDS = {"hot": "urgent", "warm": "replacement", "cold": "looking into it"}
+
+
+def describe_issue(key: str | None) -> str:
+    """An issue or symptom key as words (`broken_spring` → "broken spring")."""
+    return key.replace("_", " ") if key else "not said"
+
+
+def report_link(base_url: str | None, report_id: str | None) -> str | None:
+    """The inspection report page a lead points to (same path as `tools/inspection/report.py` `report_url`)."""
+    return f"{base_url}/reports/{report_id}" if base_url and report_id else None
+
+
+def _when(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _lead_lines(
+    when: datetime,
+    zip_code: str | None,
+    issue: str | None,
+    door_size: str | None,
+    heat: str | None,
+    name: str | None,
+    email: str | None,
+    report: str | None,
+) -> list[str]:
+    lines = [
+        f"What:  {describe_issue(issue)}",
+        f"Where: ZIP {zip_code or 'not known'}",
+        f"When:  {_when(when)}",
+        f"Door:  {door_size or 'size not given'}",
+        f"How soon: {_HEAT_WORDS.get(heat or '', 'not said')}",
+    ]
+    if email:
+        # Only a homeowner who agreed to be contacted by the matched pro is named here.
+        lines.append(f"Homeowner: {name or 'name not given'} <{email}> agreed that you may contact them.")
+    if report:
+        lines.append(f"Inspection report: {report}")
+    if not email:
+        lines.append("The homeowner did not share contact details; they may call or book with you directly.")
+    return lines
+
+
+def hot_lead_mail(to: str, partner_name: str, lead: Lead) -> Mail:
+    """The notice of one hot lead."""
+    lines = [
+        f"Hello {partner_name},",
+        "",
+        "A homeowner near you needs a garage door pro now.",
+        "",
+        *_lead_lines(
+            lead.created_at,
+            lead.zip,
+            lead.issue,
+            lead.door_size,
+            lead.lead_heat,
+            lead.contact_name,
+            lead.contact_email,
+            report_link(lead.base_url, lead.report_id),
+        ),
+    ]
+    if lead.base_url:
+        lines += ["", f"See all your leads and your promotions: {lead.base_url}{CONSOLE_PATH}"]
+    lines += ["", "You receive this because Garage Door Tools routes homeowners in your area to you."]
+    return Mail(
+        to=to,
+        subject=f"Urgent lead: {describe_issue(lead.issue)} in {lead.zip or 'your area'}",
+        text="\n".join(lines) + "\n",
+        kind="partner_lead",
+    )
+
+
+def digest_mail(to: str, batch: DigestBatch, base_url: str | None) -> Mail:
+    """The daily digest of one partner's warm and cold leads (and any hot one that could not be told at once)."""
+    count = len(batch.leads)
+    lines = [f"Hello {batch.display_name},", "", f"{count} new lead{'s' if count != 1 else ''} since the last digest:"]
+    for lead in batch.leads[:MAX_DIGEST_LINES]:
+        lines += ["", *_digest_lines(lead, base_url)]
+    if count > MAX_DIGEST_LINES:
+        lines += ["", f"... and {count - MAX_DIGEST_LINES} more."]
+    if base_url:
+        lines += ["", f"See and filter all your leads: {base_url}{CONSOLE_PATH}"]
+    return Mail(
+        to=to,
+        subject=f"Your leads from Garage Door Tools: {count} new",
+        text="\n".join(lines) + "\n",
+        kind="partner_digest",
+    )
+
+
+def _digest_lines(lead: PartnerLead, base_url: str | None) -> list[str]:
+    return _lead_lines(
+        lead.created_at,
+        lead.zip,
+        lead.issue,
+        lead.door_size,
+        lead.lead_heat,
+        lead.contact_name,
+        lead.contact_email,
+        report_link(base_url, lead.report_id),
+    )
+
+
+class LeadNotices:
+    """Mails partners their leads: hot ones at once, the rest in a digest."""
+
+    def __init__(self, outbox: Outbox | None, console: PartnerConsoleRepository) -> None:
+        self.outbox = outbox
+        self.console = console
+
+    async def tell_at_once(self, session: AsyncSession, leads: Sequence[Lead]) -> set[int]:
+        """Queue a notice for each hot lead of a partner with an address; the positions of those told.
+
+        Runs in the transaction that stores the leads (`store.partners` `TellAtOnce`).
+        """
+        if self.outbox is None:
+            return set()
+        urgent = {i: lead for i, lead in enumerate(leads) if lead.lead_heat == HOT and lead.partner_id and lead.covered}
+        if not urgent:
+            return set()
+        contacts = await contacts_of(session, [str(lead.partner_id) for lead in urgent.values()])
+        told: set[int] = set()
+        for position, lead in urgent.items():
+            found = contacts.get(str(lead.partner_id))
+            if found is None:
+                continue  # no address yet: the lead waits for the digest
+            name, addresses = found
+            for address in addresses:
+                await self.outbox.enqueue(session, hot_lead_mail(address, name, lead))
+            told.add(position)
+        if told:
+            log.info("lead notices: %d urgent lead(s) queued for their partners", len(told))
+        return told
+
+    async def send_digest(self, now: datetime, base_url: str | None) -> int:
+        """Queue each partner's digest of the leads not yet told; how many leads it covered."""
+        if self.outbox is None:
+            return 0
+        outbox = self.outbox
+
+        async def send(session: AsyncSession, batch: DigestBatch) -> None:
+            for address in batch.contacts:
+                await outbox.enqueue(session, digest_mail(address, batch, base_url))
+
+        return await self.console.digest(now, send)
