@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from garage_tools.knowledge.directory import PromotionRecord
+from garage_tools.knowledge.directory import PartnerRecord, PromotionRecord
 from garage_tools.store.database import Database
 from garage_tools.store.models import (
     LeadEvent,
@@ -143,6 +143,18 @@ class PartnerConsoleRepository:
                 .join(Partner, Partner.id == PartnerContact.partner_id)
                 .where(PartnerContact.email == email, Partner.active.is_(True))
             )
+
+    async def partner(self, partner_id: str) -> PartnerRecord | None:
+        """The partner as stored now (the console shows its own changes at once, not after the next refresh)."""
+        async with self._db.session() as session:
+            row = await session.scalar(select(Partner).where(Partner.id == partner_id))
+            if row is None:
+                return None
+            found = await contacts_of(session, [partner_id])
+        fields = {column.name: getattr(row, column.name) for column in Partner.__table__.columns}
+        fields.pop("updated_at")
+        addresses = found.get(partner_id, ("", []))[1]
+        return PartnerRecord.model_validate({**fields, "contact_email": addresses[0] if addresses else None})
 
     async def contacts(self, partner_id: str) -> list[str]:
         async with self._db.session() as session:
