@@ -283,3 +283,35 @@ def test_every_form_checks_its_token_and_its_origin(server: LiveServer) -> None:
     assert stranger.client.post("/partners/sign-in", data={"email": office(DIXIE), "csrf": "x" * 40}).status_code == 403
     assert "Guarded" in me.client.get("/partners/promotions").text  # nothing above changed it
     assert server.query("SELECT count(*) FROM partner_promotions WHERE title = 'Guarded'") == [(1,)]
+
+
+def test_an_operator_invites_a_partner_and_the_link_signs_it_in(server: LiveServer) -> None:
+    done = server.cli("partners", "invite", "canyon-country-doors", "--base-url", server.url)
+    assert "a sign-in link is queued for office@canyon-country-doors.example.com" in done.stdout
+    [mail] = mails_to(server, office("canyon-country-doors"), "partner_link")
+    assert "Your partner console shows the leads we send" in mail
+    link = LINK.search(mail)
+    assert link
+    visitor = Partner(server)
+    page = visitor.client.get(link.group(0))
+    assert visitor.client.post(link.group(0), data={"csrf": csrf_of(page)}).status_code == 303
+    assert "Canyon Country" in visitor.client.get("/partners").text
+    unknown = server.cli("partners", "invite", "no-such-partner", "--base-url", server.url, check=False)
+    assert unknown.returncode != 0 and "is not in the directory" in unknown.stderr
+    audit = server.cli("partners", "audit", "--partner", "canyon-country-doors").stdout
+    assert "invite" in audit and "sign_in" in audit and "operator" in audit
+
+
+def test_the_daily_digest_tells_each_waiting_lead_once(server: LiveServer) -> None:
+    partner_id = route_to(server, "warm", "12x7")
+    assert "12x7" not in " ".join(mails_to(server, office(partner_id)))  # a warm lead waits for the digest
+    first = server.cli("partners", "digest", "--base-url", server.url).stdout
+    assert re.match(r"digest: [1-9][0-9]* leads? queued", first)
+    [digest] = [m for m in mails_to(server, office(partner_id), "partner_digest") if "12x7" in m]
+    assert "How soon: replacement" in digest and f"{server.url}/partners" in digest
+    waiting = "SELECT count(*) FROM lead_events WHERE notified_at IS NULL AND partner_id IS NOT NULL"
+    assert server.query(waiting) == [(0,)]
+    assert (
+        server.cli("partners", "digest", "--base-url", server.url).stdout.strip()
+        == "digest: 0 leads queued for their partners"
+    )
