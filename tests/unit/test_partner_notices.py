@@ -42,7 +42,7 @@ class Harness:
         self.database = database
         self.knowledge = knowledge
         self.outbox = Outbox(database, domain="doors.example.com")
-        self.partners = Partners.over(database, outbox=self.outbox)
+        self.partners = Partners.over(database, outbox=self.outbox, knowledge=knowledge)
 
     def context(self) -> ToolContext:
         data = ToolData(database=self.database, outbox=self.outbox, partners=self.partners)
@@ -103,8 +103,9 @@ async def test_a_hot_lead_is_mailed_to_its_partner_at_once_without_personal_data
     assert routed.covered and routed.partner_id
     [notice] = await harness.mails("partner_lead")
     assert notice.to_address == _office(routed.partner_id)
-    assert notice.subject == "Urgent lead: broken spring in 84770"
-    for words in ("What:  broken spring", "Where: ZIP 84770", "Door:  16x7", "How soon: urgent", f"{BASE}/partners"):
+    assert notice.subject == "Urgent lead: broken or failing spring in 84770"
+    expected = ("What:  Broken or failing spring", "Where: ZIP 84770", "Door:  16x7", "How soon: urgent")
+    for words in (*expected, f"{BASE}/partners"):
         assert words in notice.text_body
     assert "did not share contact details" in notice.text_body and "Homeowner:" not in notice.text_body
     async with harness.database.session() as session:
@@ -122,7 +123,7 @@ async def test_warm_and_cold_leads_wait_for_the_digest_which_tells_each_once(har
     assert told == sum(d.text_body.count("What:") for d in digests) >= 1
     mine = [d for d in digests if d.to_address == _office(warm.partner_id)]
     assert len(mine) == 1
-    assert "What:  broken spring" in mine[0].text_body and "How soon: replacement" in mine[0].text_body
+    assert "What:  Broken or failing spring" in mine[0].text_body and "How soon: replacement" in mine[0].text_body
     assert await harness.partners.notices.send_digest(datetime.now(UTC), BASE) == 0
     assert len(await harness.mails("partner_digest")) == len(digests)
 

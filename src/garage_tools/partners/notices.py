@@ -18,6 +18,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from garage_tools.knowledge.loader import Knowledge
 from garage_tools.mail import Mail, Outbox
 from garage_tools.store.partner_console import DigestBatch, PartnerConsoleRepository, PartnerLead, contacts_of
 from garage_tools.store.partners import Lead
@@ -27,13 +28,18 @@ log = logging.getLogger(__name__)
 HOT = "hot"
 CONSOLE_PATH = "/partners"
 MAX_DIGEST_LINES = 50  # the rest are counted, and listed in the console
+NOT_SAID = "Not said"
 
 _HEAT_WORDS = {"hot": "urgent", "warm": "replacement", "cold": "looking into it"}
 
 
-def describe_issue(key: str | None) -> str:
-    """An issue or symptom key as words (`broken_spring` → "broken spring")."""
-    return key.replace("_", " ") if key else "not said"
+def problem_words(knowledge: Knowledge) -> dict[str, str]:
+    """Each issue and symptom key a lead may carry, as a partner reads it ("Broken or failing spring")."""
+    tree = knowledge.tree
+    return {
+        **{symptom.key: symptom.label for symptom in tree.symptoms},
+        **{key: issue.name for key, issue in tree.issues.items()},
+    }
 
 
 def report_link(base_url: str | None, report_id: str | None) -> str | None:
@@ -46,9 +52,9 @@ def _when(moment: datetime) -> str:
 
 
 def _lead_lines(
+    problem: str,
     when: datetime,
     zip_code: str | None,
-    issue: str | None,
     door_size: str | None,
     heat: str | None,
     name: str | None,
@@ -56,7 +62,7 @@ def _lead_lines(
     report: str | None,
 ) -> list[str]:
     lines = [
-        f"What:  {describe_issue(issue)}",
+        f"What:  {problem}",
         f"Where: ZIP {zip_code or 'not known'}",
         f"When:  {_when(when)}",
         f"Door:  {door_size or 'size not given'}",
@@ -72,17 +78,17 @@ def _lead_lines(
     return lines
 
 
-def hot_lead_mail(to: str, partner_name: str, lead: Lead) -> Mail:
-    """The notice of one hot lead."""
+def hot_lead_mail(to: str, partner_name: str, lead: Lead, problem: str) -> Mail:
+    """The notice of one hot lead; `problem` is its issue in words."""
     lines = [
         f"Hello {partner_name},",
         "",
         "A homeowner near you needs a garage door pro now.",
         "",
         *_lead_lines(
+            problem,
             lead.created_at,
             lead.zip,
-            lead.issue,
             lead.door_size,
             lead.lead_heat,
             lead.contact_name,
@@ -95,18 +101,18 @@ def hot_lead_mail(to: str, partner_name: str, lead: Lead) -> Mail:
     lines += ["", "You receive this because Garage Door Tools routes homeowners in your area to you."]
     return Mail(
         to=to,
-        subject=f"Urgent lead: {describe_issue(lead.issue)} in {lead.zip or 'your area'}",
+        subject=f"Urgent lead: {problem.lower()} in {lead.zip or 'your area'}",
         text="\n".join(lines) + "\n",
         kind="partner_lead",
     )
 
 
-def digest_mail(to: str, batch: DigestBatch, base_url: str | None) -> Mail:
+def digest_mail(to: str, batch: DigestBatch, base_url: str | None, words: dict[str, str]) -> Mail:
     """The daily digest of one partner's warm and cold leads (and any hot one that could not be told at once)."""
     count = len(batch.leads)
     lines = [f"Hello {batch.display_name},", "", f"{count} new lead{'s' if count != 1 else ''} since the last digest:"]
     for lead in batch.leads[:MAX_DIGEST_LINES]:
-        lines += ["", *_digest_lines(lead, base_url)]
+        lines += ["", *_digest_lines(lead, base_url, words)]
     if count > MAX_DIGEST_LINES:
         lines += ["", f"... and {count - MAX_DIGEST_LINES} more."]
     if base_url:
@@ -119,11 +125,11 @@ def digest_mail(to: str, batch: DigestBatch, base_url: str | None) -> Mail:
     )
 
 
-def _digest_lines(lead: PartnerLead, base_url: str | None) -> list[str]:
+def _digest_lines(lead: PartnerLead, base_url: str | None, words: dict[str, str]) -> list[str]:
     return _lead_lines(
+        words.get(lead.issue or "", NOT_SAID),
         lead.created_at,
         lead.zip,
-        lead.issue,
         lead.door_size,
         lead.lead_heat,
         lead.contact_name,
@@ -135,9 +141,15 @@ def _digest_lines(lead: PartnerLead, base_url: str | None) -> list[str]:
 class LeadNotices:
     """Mails partners their leads: hot ones at once, the rest in a digest."""
 
-    def __init__(self, outbox: Outbox | None, console: PartnerConsoleRepository) -> None:
+    def __init__(
+        self, outbox: Outbox | None, console: PartnerConsoleRepository, words: dict[str, str] | None = None
+    ) -> None:
         self.outbox = outbox
         self.console = console
+        self.words = words or {}  # `problem_words`: issue and symptom keys as people read them
+
+    def problem(self, key: str | None) -> str:
+        return self.words.get(key or "", NOT_SAID)
 
     async def tell_at_once(self, session: AsyncSession, leads: Sequence[Lead]) -> set[int]:
         """Queue a notice for each hot lead of a partner with an address; the positions of those told.
@@ -157,7 +169,7 @@ class LeadNotices:
                 continue  # no address yet: the lead waits for the digest
             name, addresses = found
             for address in addresses:
-                await self.outbox.enqueue(session, hot_lead_mail(address, name, lead))
+                await self.outbox.enqueue(session, hot_lead_mail(address, name, lead, self.problem(lead.issue)))
             told.add(position)
         if told:
             log.info("lead notices: %d urgent lead(s) queued for their partners", len(told))
@@ -167,10 +179,10 @@ class LeadNotices:
         """Queue each partner's digest of the leads not yet told; how many leads it covered."""
         if self.outbox is None:
             return 0
-        outbox = self.outbox
+        outbox, words = self.outbox, self.words
 
         async def send(session: AsyncSession, batch: DigestBatch) -> None:
             for address in batch.contacts:
-                await outbox.enqueue(session, digest_mail(address, batch, base_url))
+                await outbox.enqueue(session, digest_mail(address, batch, base_url, words))
 
         return await self.console.digest(now, send)

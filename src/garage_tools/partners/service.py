@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from garage_tools.knowledge.loader import Knowledge
 from garage_tools.mail import Outbox
 from garage_tools.partners.directory import PartnerDirectory
 from garage_tools.partners.leads import LeadRecorder
-from garage_tools.partners.notices import LeadNotices
+from garage_tools.partners.notices import LeadNotices, problem_words
 from garage_tools.store.database import Database
 from garage_tools.store.partner_console import PartnerConsoleRepository
 from garage_tools.store.partners import PartnerRepository
@@ -27,10 +28,19 @@ class Partners:
         self.notices = notices
 
     @classmethod
-    def over(cls, database: Database, *, refresh_seconds: float = 5.0, outbox: Outbox | None = None) -> Partners:
-        """Everything over `database`; without an `outbox`, leads are recorded but nobody is mailed."""
+    def over(
+        cls,
+        database: Database,
+        *,
+        refresh_seconds: float = 5.0,
+        outbox: Outbox | None = None,
+        knowledge: Knowledge | None = None,
+    ) -> Partners:
+        """Everything over `database`; without an `outbox`, leads are recorded but nobody is mailed.
+        `knowledge` gives the words for the problems a notice names."""
         repository = PartnerRepository(database)
-        notices = LeadNotices(outbox, PartnerConsoleRepository(database))
+        words = problem_words(knowledge) if knowledge is not None else None
+        notices = LeadNotices(outbox, PartnerConsoleRepository(database), words)
         directory = PartnerDirectory(repository, refresh_seconds=refresh_seconds)
         return cls(repository, directory, LeadRecorder(repository, tell=notices.tell_at_once), notices)
 

@@ -102,9 +102,8 @@ class Console:
             PortalRepository(services.database), services.limiter, services.outbox, PARTNERS, admits=self._admits
         )
         self.refresh_seconds = services.settings.partner_refresh_seconds
-        tree = services.knowledge.tree
-        self.issues = {key: issue.name for key, issue in tree.issues.items()}
-        self.problems = {**self.issues, **{symptom.key: symptom.label for symptom in tree.symptoms}}
+        self.notices = services.tool_data.partners.notices
+        self.issues = {key: issue.name for key, issue in services.knowledge.tree.issues.items()}
 
     async def _admits(self, email: str) -> bool:
         return await self.store.partner_of(email) is not None
@@ -215,7 +214,7 @@ class Console:
         return {
             "lead": lead,
             "heat": HEATS.get(lead.lead_heat or "", "Not said"),
-            "problem": self.problems.get(lead.issue or "", "Not said"),
+            "problem": self.notices.problem(lead.issue),
             "source": "Inspection report" if lead.source is LeadSource.INSPECTION else "Request for a pro",
             "report": report_link(self._base_url(request), lead.report_id),
         }
