@@ -352,7 +352,9 @@ class Console:
 
     def _refresh_words(self) -> str:
         seconds = self.refresh_seconds
-        return f"{seconds:g} seconds" if seconds < 120 else f"{seconds / 60:g} minutes"
+        if seconds >= 120:
+            return f"{seconds / 60:g} minutes"
+        return "a second" if seconds <= 1 else f"{seconds:g} seconds"
 
     # -- helpers --------------------------------------------------------------------------------
 
