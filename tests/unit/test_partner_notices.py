@@ -182,3 +182,25 @@ async def test_the_migration_counts_earlier_leads_as_told(kind: str, tmp_path: P
             await migrate_to(database, "0009")
         finally:
             await database.dispose()
+
+
+async def test_a_flood_of_hot_leads_does_not_bury_a_partner_in_mail(harness: Harness) -> None:
+    from garage_tools.partners.notices import URGENT_PER_HOUR
+    from garage_tools.store.partners import Lead
+
+    await harness.partners.directory.current()
+    lead = Lead(
+        created_at=datetime.now(UTC),
+        partner_id="red-rock-garage-doors",
+        covered=True,
+        zip="84770",
+        issue="broken_spring",
+        door_size=None,
+        lead_heat="hot",
+        surface="rest",
+    )
+    for _ in range(2):
+        await harness.partners.repository.add_leads([lead] * URGENT_PER_HOUR, harness.partners.notices.tell_at_once)
+    assert len(await harness.mails("partner_lead")) == URGENT_PER_HOUR
+    # The rest are kept, and go out in the digest.
+    assert await harness.partners.notices.send_digest(datetime.now(UTC), BASE) == URGENT_PER_HOUR

@@ -14,13 +14,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.mail import Mail, Outbox
-from garage_tools.store.partner_console import DigestBatch, PartnerConsoleRepository, PartnerLead, contacts_of
+from garage_tools.store.partner_console import (
+    DigestBatch,
+    PartnerConsoleRepository,
+    PartnerLead,
+    contacts_of,
+    urgent_told_since,
+)
 from garage_tools.store.partners import Lead
 
 log = logging.getLogger(__name__)
@@ -28,6 +34,9 @@ log = logging.getLogger(__name__)
 HOT = "hot"
 CONSOLE_PATH = "/partners"
 MAX_DIGEST_LINES = 50  # the rest are counted, and listed in the console
+#: Urgent notices a partner gets in an hour at most; beyond it (a flood of requests, perhaps made to bury a
+#: partner in mail), hot leads wait for the digest like the others. Still recorded, still in the console.
+URGENT_PER_HOUR = 30
 NOT_SAID = "Not said"
 
 _HEAT_WORDS = {"hot": "urgent", "warm": "replacement", "cold": "looking into it"}
@@ -161,12 +170,17 @@ class LeadNotices:
         urgent = {i: lead for i, lead in enumerate(leads) if lead.lead_heat == HOT and lead.partner_id and lead.covered}
         if not urgent:
             return set()
-        contacts = await contacts_of(session, [str(lead.partner_id) for lead in urgent.values()])
+        partner_ids = [str(lead.partner_id) for lead in urgent.values()]
+        contacts = await contacts_of(session, partner_ids)
+        hour_ago = min(lead.created_at for lead in urgent.values()) - timedelta(hours=1)
+        sent = await urgent_told_since(session, partner_ids, hour_ago)
         told: set[int] = set()
         for position, lead in urgent.items():
-            found = contacts.get(str(lead.partner_id))
-            if found is None:
-                continue  # no address yet: the lead waits for the digest
+            partner_id = str(lead.partner_id)
+            found = contacts.get(partner_id)
+            if found is None or sent.get(partner_id, 0) >= URGENT_PER_HOUR:
+                continue  # no address yet, or told enough this hour: the lead waits for the digest
+            sent[partner_id] = sent.get(partner_id, 0) + 1
             name, addresses = found
             for address in addresses:
                 await self.outbox.enqueue(session, hot_lead_mail(address, name, lead, self.problem(lead.issue)))

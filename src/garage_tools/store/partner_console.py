@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from garage_tools.knowledge.directory import PartnerRecord, PromotionRecord
@@ -119,6 +119,21 @@ async def contacts_of(session: AsyncSession, partner_ids: Sequence[str]) -> dict
     for partner_id, name, email in rows:
         found.setdefault(partner_id, (name, []))[1].append(email)
     return found
+
+
+async def urgent_told_since(session: AsyncSession, partner_ids: Sequence[str], since: datetime) -> dict[str, int]:
+    """How many hot leads each partner was told of since `since` (in the caller's transaction)."""
+    rows = await session.execute(
+        select(LeadEvent.partner_id, func.count())
+        .where(
+            LeadEvent.partner_id.in_(set(partner_ids)),
+            LeadEvent.created_at >= since,
+            LeadEvent.lead_heat == "hot",
+            LeadEvent.notified_at.is_not(None),
+        )
+        .group_by(LeadEvent.partner_id)
+    )
+    return {str(partner_id): int(count) for partner_id, count in rows}
 
 
 async def _bump_directory(session: AsyncSession, now: datetime) -> None:
