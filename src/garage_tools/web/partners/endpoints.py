@@ -37,6 +37,7 @@ from garage_tools.store.portal import PortalRepository
 from garage_tools.web.forms import FORGED, DoubleSubmit, Refused, check_origin, read_form
 from garage_tools.web.pages import render
 from garage_tools.web.partners.forms import (
+    AS_BEFORE,
     HEATS,
     MAX_FIELDS,
     SERVICE_WORDS,
@@ -205,7 +206,7 @@ class Console:
                 lead.contact_email or "",
                 view["report"] or "",
             ]
-            writer.writerow(_safe_cells(cells))
+            writer.writerow(spreadsheet_cells(cells))
         await self.store.record(me.id, me.session.email, "leads.export", {"count": len(leads)})
         headers = {**NO_STORE, "Content-Disposition": f'attachment; filename="leads-{me.id}.csv"'}
         return Response(out.getvalue(), media_type="text/csv; charset=utf-8", headers=headers)
@@ -286,7 +287,7 @@ class Console:
     async def update_promotion(self, request: Request) -> Response:
         me, form = await self._signed_in_form(request)
         promotion = await self._own_promotion(me, request.path_params["promotion_id"])
-        checked = read_promotion(form, me.id, promotion.id, list(self.issues))
+        checked = read_promotion(form, me.id, promotion.id, list(self.issues), before=promotion)
         if checked.value is None:
             context = self._promotion_form(me, form, checked.problems, promotion)
             return render(request, "partners/promotion.html", context, status=400, headers=NO_STORE)
@@ -348,6 +349,7 @@ class Console:
             "promotion": promotion,
             "issues": self.issues,
             "services": SERVICE_WORDS,
+            "as_before": AS_BEFORE,
         }
 
     def _refresh_words(self) -> str:
@@ -441,7 +443,9 @@ def _form_of(promotion: PromotionRecord) -> dict[str, str]:
         "valid_from": promotion.valid_from.isoformat(),
         "valid_until": promotion.valid_until.isoformat(),
         "terms": promotion.terms or "",
-        "issue": promotion.issue_keys[0] if promotion.issue_keys else "",
+        "issue": promotion.issue_keys[0]
+        if len(promotion.issue_keys) == 1
+        else (AS_BEFORE if promotion.issue_keys else ""),
     }
     for service in ServiceType:
         if service in promotion.service_types:
@@ -449,7 +453,7 @@ def _form_of(promotion: PromotionRecord) -> dict[str, str]:
     return values
 
 
-def _safe_cells(cells: list[str]) -> list[str]:
+def spreadsheet_cells(cells: list[str]) -> list[str]:
     """Cells a spreadsheet will show as text: one that starts like a formula gets a leading apostrophe."""
     return [f"'{cell}" if cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell for cell in cells]
 

@@ -68,10 +68,17 @@ def new_promotion_id(partner_id: str) -> str:
     return f"{partner_id[:56]}-{secrets.token_hex(3)}"
 
 
+AS_BEFORE = "as-before"  # the problem choice that keeps an imported offer's several issue keys
+
+
 def read_promotion(
-    form: dict[str, str], partner_id: str, promotion_id: str, issues: list[str]
+    form: dict[str, str], partner_id: str, promotion_id: str, issues: list[str], before: PromotionRecord | None = None
 ) -> Checked[PromotionRecord]:
-    """A promotion of `partner_id` from the form; `issues` are the issue keys a promotion may name."""
+    """A promotion of `partner_id` from the form; `issues` are the issue keys a promotion may name.
+
+    Changing an offer (`before`) keeps what the form does not show: an operator's region keys, and its
+    several issue keys unless another problem is chosen.
+    """
     problems: dict[str, str] = {}
     title = " ".join(form.get("title", "").split())
     description = form.get("description", "").strip()
@@ -100,7 +107,10 @@ def read_promotion(
     if len(dates) == 2 and dates["valid_until"] < dates["valid_from"]:
         problems["valid_until"] = "The last day cannot come before the first."
     issue = form.get("issue", "")
-    if issue and issue not in issues:
+    issue_keys = [issue] if issue else []
+    if issue == AS_BEFORE and before is not None:
+        issue_keys = list(before.issue_keys)
+    elif issue and issue not in issues:
         problems["issue"] = "Choose a problem from the list."
     services = [service for service in ServiceType if form.get(f"service_{service.value}") == "on"]
     if problems:
@@ -114,7 +124,8 @@ def read_promotion(
             discount_type=DiscountType(kind),
             discount_value=amount,
             service_types=services,
-            issue_keys=[issue] if issue else [],
+            issue_keys=issue_keys,
+            region_keys=list(before.region_keys) if before is not None else [],
             valid_from=dates["valid_from"],
             valid_until=dates["valid_until"],
             terms=terms or None,
