@@ -31,7 +31,7 @@ from garage_tools.knowledge.directory import PartnerRecord, PromotionRecord, Ser
 from garage_tools.observability.redaction import redact_paths_in_access_log
 from garage_tools.partners.notices import report_link
 from garage_tools.services import Services
-from garage_tools.store.partner_console import PartnerConsoleRepository, PartnerLead
+from garage_tools.store.partner_console import MAX_LEADS, PartnerConsoleRepository, PartnerLead
 from garage_tools.store.partners import LeadSource
 from garage_tools.store.portal import PortalRepository
 from garage_tools.web.forms import FORGED, DoubleSubmit, Refused, check_origin, read_form
@@ -98,7 +98,6 @@ class Console:
     def __init__(self, services: Services, access: Access) -> None:
         self.access = access
         self.store = PartnerConsoleRepository(services.database)
-        self.directory = services.tool_data.partners.directory
         self.sign_in = SignIn(
             PortalRepository(services.database), services.limiter, services.outbox, PARTNERS, admits=self._admits
         )
@@ -189,7 +188,7 @@ class Console:
         if me is None:
             return RedirectResponse(HOME, status_code=303)
         wanted, _ = read_lead_filter(dict(request.query_params))
-        leads = await self.store.leads(me.id, wanted, limit=10_000)
+        leads = await self.store.leads(me.id, wanted, limit=MAX_LEADS)
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\r\n")
         writer.writerow(CSV_COLUMNS)
