@@ -134,3 +134,48 @@ def test_a_broken_spring_in_84770_reaches_its_partner_who_answers_with_an_offer(
         neighbour.close()
         time.sleep(0.5)
     assert shown
+
+
+def tab_to(page: Any, selector: str, limit: int = 60) -> None:
+    """Press Tab until the element `selector` names has the focus (as a keyboard user reaches it)."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate("(s) => document.activeElement === document.querySelector(s)", selector):
+            return
+    raise AssertionError(f"{selector} is not reachable by Tab")
+
+
+def test_the_console_by_keyboard_alone(browser: Any, server: LiveServer) -> None:
+    context = browser.new_context(viewport=DESKTOP, extra_http_headers={"X-Forwarded-For": "198.51.100.202"})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(f"{server.url}/partners")
+    tab_to(page, "#email")
+    page.keyboard.type(DIXIE)
+    page.keyboard.press("Enter")
+    page.get_by_role("heading", name="Check your inbox").wait_for()
+    link = re.search(r"http://\S+/partners/confirm/\S+", newest_mail(server, DIXIE, "partner_link"))
+    assert link
+    page.goto(link.group(0))
+    tab_to(page, "form[method=post] button")
+    page.keyboard.press("Enter")
+    page.get_by_role("heading", name="Your leads").wait_for()
+    tab_to(page, "a[href='/partners/promotions']")
+    page.keyboard.press("Enter")
+    page.get_by_role("heading", name="Your offers").wait_for()
+    tab_to(page, "#title")
+    page.keyboard.type("Keyboard special")
+    page.keyboard.press("Tab")
+    page.keyboard.type("Ten percent off any repair.")
+    tab_to(page, "input[name=discount_type][value=amount]")
+    page.keyboard.press("ArrowRight")  # radio buttons move with the arrow keys: percent off
+    tab_to(page, "#discount_value")
+    page.keyboard.type("10")
+    tab_to(page, "#valid_until")
+    page.keyboard.type((datetime.now(UTC).date() + timedelta(days=7)).strftime("%m%d%Y"))
+    tab_to(page, "form[action='/partners/promotions'] button[type=submit]")
+    page.keyboard.press("Enter")
+    page.get_by_text("Your offer is saved.").wait_for()
+    assert "Keyboard special" in page.locator("ul.offers").inner_text()
+    assert "10% off" in page.locator("ul.offers").inner_text()
+    context.close()
