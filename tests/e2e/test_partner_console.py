@@ -278,9 +278,15 @@ def test_every_form_checks_its_token_and_its_origin(server: LiveServer) -> None:
         assert forged.status_code == 403 and "did not come from this site" in forged.text, path
         foreign = me.client.post(path, data={**fields, "csrf": token}, headers={"Origin": "https://evil.example"})
         assert foreign.status_code == 403, path
-    # Before sign-in: the sign-in form and the confirm button need the form cookie's token.
+    # Before sign-in: the sign-in form and the confirm button need the form cookie's token, and this site's origin.
     stranger = Partner(server)
-    assert stranger.client.post("/partners/sign-in", data={"email": office(DIXIE), "csrf": "x" * 40}).status_code == 403
+    form_token = csrf_of(stranger.client.get("/partners"))
+    for path in ("/partners/sign-in", "/partners/confirm/" + "a" * 43):
+        forged = stranger.client.post(path, data={"email": office(DIXIE), "csrf": "x" * 40})
+        foreign = stranger.client.post(
+            path, data={"email": office(DIXIE), "csrf": form_token}, headers={"Origin": "https://evil.example"}
+        )
+        assert forged.status_code == foreign.status_code == 403, path
     assert "Guarded" in me.client.get("/partners/promotions").text  # nothing above changed it
     assert server.query("SELECT count(*) FROM partner_promotions WHERE title = 'Guarded'") == [(1,)]
 
