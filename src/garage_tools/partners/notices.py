@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.mail import Mail, Outbox
+from garage_tools.store.inspections import report_url
 from garage_tools.store.partner_console import (
     DigestBatch,
     PartnerConsoleRepository,
@@ -52,8 +53,8 @@ def problem_words(knowledge: Knowledge) -> dict[str, str]:
 
 
 def report_link(base_url: str | None, report_id: str | None) -> str | None:
-    """The inspection report page a lead points to (same path as `tools/inspection/report.py` `report_url`)."""
-    return f"{base_url}/reports/{report_id}" if base_url and report_id else None
+    """The inspection report page a lead points to, when it points to one and the service's address is known."""
+    return report_url(base_url, report_id) if base_url and report_id else None
 
 
 def _when(moment: datetime) -> str:

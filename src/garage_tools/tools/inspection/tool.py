@@ -26,6 +26,7 @@ from garage_tools.store.inspections import (
     InspectionRepository,
     NewInspection,
     StoredInspection,
+    report_url,
 )
 from garage_tools.store.partners import insert_lead
 from garage_tools.tools.inspection.mail import report_mail
@@ -36,7 +37,7 @@ from garage_tools.tools.inspection.models import (
     SubmitInspectionOutput,
 )
 from garage_tools.tools.inspection.next_step import lead_for, plan_next_step
-from garage_tools.tools.inspection.report import first_name, new_report_id, report_url, submitter_report
+from garage_tools.tools.inspection.report import first_name, new_report_id, submitter_report
 from garage_tools.tools.inspection.scoring import score_inspection
 from garage_tools.tools.photos import photos_of
 
