@@ -202,33 +202,6 @@ class PartnerDirectoryState(Base):
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
-class LeadEvent(Base):
-    """A routed request: which partner it went to and what for.
-
-    No IP address or key, ever. `source` says what routed it: `routing` (routeByZip) or `inspection` (a
-    report that needs a pro). Only an inspection lead whose homeowner agreed that the pro may contact them
-    (`contactShare`) carries `report_id`, `contact_name` and `contact_email`; every other lead has them null.
-    """
-
-    __tablename__ = "lead_events"
-    __table_args__ = (Index("ix_lead_events_partner_id_created_at", "partner_id", "created_at"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
-    partner_id: Mapped[str | None] = mapped_column(String(64), index=True, default=None)
-    covered: Mapped[bool] = mapped_column(Boolean)
-    zip: Mapped[str | None] = mapped_column(String(5), default=None)
-    issue: Mapped[str | None] = mapped_column(String(64), default=None)
-    door_size: Mapped[str | None] = mapped_column(String(20), default=None)
-    lead_heat: Mapped[str | None] = mapped_column(String(8), default=None)
-    surface: Mapped[str] = mapped_column(String(16))
-    source: Mapped[str] = mapped_column(String(16), default="routing", server_default="routing")
-    report_id: Mapped[str | None] = mapped_column(String(32), index=True, default=None)
-    contact_name: Mapped[str | None] = mapped_column(String(100), default=None)
-    contact_email: Mapped[str | None] = mapped_column(String(320), default=None)
-    notified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)  # told its partner
-
-
 class PartnerContact(Base):
     """An address at a partner: lead notices go to it, and it may sign in to the partner's console.
 
@@ -257,3 +230,30 @@ class PartnerAuditEntry(Base):
     actor: Mapped[str] = mapped_column(String(320))
     action: Mapped[str] = mapped_column(String(40))
     detail: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class LeadEvent(Base):
+    """A routed request: which partner it went to and what for.
+
+    No IP address or key, ever. `source` says what routed it: `routing` (routeByZip) or `inspection` (a
+    report that needs a pro). Only an inspection lead whose homeowner agreed that the pro may contact them
+    (`contactShare`) carries `report_id`, `contact_name` and `contact_email`; every other lead has them null.
+    """
+
+    __tablename__ = "lead_events"
+    __table_args__ = (Index("ix_lead_events_partner_id_created_at", "partner_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    partner_id: Mapped[str | None] = mapped_column(String(64), index=True, default=None)
+    covered: Mapped[bool] = mapped_column(Boolean)
+    zip: Mapped[str | None] = mapped_column(String(5), default=None)
+    issue: Mapped[str | None] = mapped_column(String(64), default=None)
+    door_size: Mapped[str | None] = mapped_column(String(20), default=None)
+    lead_heat: Mapped[str | None] = mapped_column(String(8), default=None)
+    surface: Mapped[str] = mapped_column(String(16))
+    notified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)  # told its partner
+    source: Mapped[str] = mapped_column(String(16), default="routing", server_default="routing")
+    report_id: Mapped[str | None] = mapped_column(String(32), index=True, default=None)
+    contact_name: Mapped[str | None] = mapped_column(String(100), default=None)
+    contact_email: Mapped[str | None] = mapped_column(String(320), default=None)
