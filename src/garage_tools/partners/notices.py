@@ -107,7 +107,7 @@ def hot_lead_mail(to: str, partner_name: str, lead: Lead, problem: str) -> Mail:
         ),
     ]
     if lead.base_url:
-        lines += ["", f"See all your leads and your promotions: {lead.base_url}{CONSOLE_PATH}"]
+        lines += ["", f"See all your leads and your offers: {lead.base_url}{CONSOLE_PATH}"]
     lines += ["", "You receive this because Garage Door Tools routes homeowners in your area to you."]
     return Mail(
         to=to,
