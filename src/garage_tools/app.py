@@ -46,6 +46,7 @@ from garage_tools.web.home import home_routes
 from garage_tools.web.inspection import inspection_routes
 from garage_tools.web.labs import lab_routes
 from garage_tools.web.pages import STATIC, render, wants_html
+from garage_tools.web.partners import partner_routes
 from garage_tools.web.photos import photo_routes
 from garage_tools.web.portal import portal_routes
 from garage_tools.web.privacy import privacy_routes
@@ -176,6 +177,7 @@ def create_app(
         *docs_routes(access, registry),
         *portal_routes(services, access, registry),
         *inspection_routes(services, access),
+        *partner_routes(services, access),
         *lab_routes(services, access),
         *photo_routes(services.photos),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

@@ -44,7 +44,12 @@ class Services:
         return ToolData(
             database=self.database,
             outbox=self.outbox,
-            partners=Partners.over(self.database, refresh_seconds=self.settings.partner_refresh_seconds),
+            partners=Partners.over(
+                self.database,
+                refresh_seconds=self.settings.partner_refresh_seconds,
+                outbox=self.outbox,
+                knowledge=self.knowledge,
+            ),
             models=build_models(self.settings),
             photos=self.photos,
         )

@@ -2,8 +2,10 @@
 sideways on a 390 px phone (nor on a desktop).
 
 The pages: the homeowner's (with and without answers), door styles, a part gallery, the inspection form and a
-report, the developer portal (landing, sign-in steps, a signed-in dashboard with a long key name), the API
-reference, the changelog, the agents' guide, the labs and every lab, privacy, and the not-found page.
+report, the developer portal (landing, sign-in steps, a signed-in dashboard with a long key name), the partner
+console (sign-in steps; signed in: leads, filters, offers, an offer being changed, details, with every field's
+refusal shown), the API reference, the changelog, the agents' guide, the labs and every lab, privacy, and the
+not-found page.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ STATIC_PAGES = [
     "/developers/sign-in",
     "/developers/sign-in/sent",
     "/developers/confirm/not-a-real-token",
+    "/partners",
+    "/partners/sign-in/sent",
+    "/partners/confirm/not-a-real-token",
     "/ai",
     "/api/v1/diagnose",
     "/labs",
@@ -155,3 +160,49 @@ def test_the_api_reference_with_an_operation_open(phone: Any, server: LiveServer
     phone.get_by_role("button", name="Execute").click()
     phone.locator("#operations-tools-diagnose .responses-table .response").first.wait_for()
     check(phone)
+
+
+def test_the_console_of_a_signed_in_partner(browser: Any, server: LiveServer) -> None:
+    """Leads (one with the homeowner's details), a refused filter, offers and details with every refusal shown."""
+    address = "office@dixie-door-and-spring.example.com"
+    for heat in ("hot", "warm"):
+        body = {"zipOrLocation": "84770", "issue": "broken_spring", "doorSize": "16x7", "leadHeat": heat}
+        httpx.post(f"{server.url}/api/v1/routeByZip", json=body, timeout=10)
+    for viewport in (PHONE, DESKTOP):
+        context = browser.new_context(viewport=viewport)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        page.goto(f"{server.url}/partners")
+        page.get_by_label("E-mail address").fill(address)
+        page.get_by_role("button", name="E-mail me a sign-in link").click()
+        page.get_by_role("heading", name="Check your inbox").wait_for()
+        [(text,)] = server.query(
+            "SELECT text_body FROM outbox WHERE to_address = $1 AND kind = 'partner_link' ORDER BY id DESC LIMIT 1",
+            address,
+        )
+        link = re.search(r"http://\S+/partners/confirm/\S+", text)
+        assert link
+        page.goto(link.group(0))
+        check(page)
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_role("heading", name="Your leads").wait_for()
+        check(page)
+        if viewport is PHONE:
+            page.screenshot(path="/tmp/garage-tools-partners-phone.png", full_page=True)
+        page.goto(f"{server.url}/partners?from=soon&heat=lukewarm")
+        check(page)
+        page.goto(f"{server.url}/partners/promotions")
+        page.get_by_role("button", name="Publish the offer").click()  # empty: every field says what it needs
+        page.get_by_text("Nothing was saved").wait_for()
+        check(page)
+        page.goto(f"{server.url}/partners/promotions")
+        page.get_by_role("link", name=re.compile("^Change the offer")).first.click()
+        page.get_by_role("heading", name=re.compile("^Change the offer")).wait_for()
+        check(page)
+        page.goto(f"{server.url}/partners/profile")
+        page.get_by_label("Phone number").fill("12")
+        page.get_by_label("Website").fill("http://plain.example.com")
+        page.get_by_role("button", name="Save").click()
+        page.get_by_text("Nothing was saved").wait_for()
+        check(page)
+        context.close()

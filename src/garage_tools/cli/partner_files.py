@@ -52,7 +52,7 @@ class Parsed(Generic[RecordT]):
 
 
 PARTNER_COLUMNS = [
-    "id", "displayName", "phone", "schedulerUrl", "url", "region", "regionKey", "zipPrefixes", "zips",
+    "id", "displayName", "phone", "schedulerUrl", "url", "contactEmail", "region", "regionKey", "zipPrefixes", "zips",
     "centerZip", "centerLat", "centerLon", "radiusMiles", "services", "emergency", "promotionsOptIn", "active",
 ]  # fmt: skip
 PROMOTION_COLUMNS = [
@@ -83,8 +83,15 @@ def format_of(name: str, given: str | None = None) -> FileFormat:
 def read_partners(text: str, fmt: FileFormat, places: Gazetteer) -> Parsed[PartnerRecord]:
     """Partners from a file, each checked on its own and against the US ZIP data set."""
 
+    contact_of: dict[str, str] = {}  # address -> the partner that gave it first
+
     def check(record: PartnerRecord) -> list[str]:
         problems = []
+        if record.contact_email is not None:
+            # An address names one partner: it is how a signed-in contact's console knows whose it is.
+            owner = contact_of.setdefault(record.contact_email, record.id)
+            if owner != record.id:
+                problems.append(f"contactEmail: {record.contact_email} is already partner {owner!r}'s")
         if record.center_zip is not None and places.zip_place(record.center_zip) is None:
             problems.append(f"centerZip: {record.center_zip} is not a US ZIP code")
         unknown_zips = [z for z in record.zips if places.zip_place(z) is None]

@@ -29,6 +29,7 @@ from garage_tools.cli.runner import load_settings, run_with_services
 from garage_tools.knowledge.directory import PartnerRecord, PromotionRecord, ServiceType
 
 if TYPE_CHECKING:
+    from garage_tools.mail import Mail
     from garage_tools.partners.service import Partners
     from garage_tools.services import Services
     from garage_tools.store.partners import DirectoryRows, LeadTally
@@ -202,6 +203,92 @@ def partners_leads(since: str | None) -> None:
             f"{t.partner_id or '-':<28} {name[:28]:<28} {t.total:>6} {t.hot:>5} {t.warm:>5} {t.cold:>5}  "
             f"{t.last_at:%Y-%m-%d %H:%M}"
         )
+
+
+def _base_url(given: str | None, services: Services) -> str | None:
+    return (given or services.settings.public_base_url or "").rstrip("/") or None
+
+
+@partners.command("digest")
+@click.option(
+    "--base-url", default=None, help="Where the console and reports are (default: GARAGE_TOOLS_PUBLIC_BASE_URL)."
+)
+def partners_digest(base_url: str | None) -> None:
+    """Mail each partner the leads not yet sent to them (warm and cold ones; hot ones go at once).
+
+    Run it daily from the scheduler. Each lead goes out once, however often this runs; running two at
+    once is safe too. Messages go through the outbox, which the server's mail worker delivers.
+    """
+
+    async def work(partners: Partners, services: Services) -> str:
+        told = await partners.notices.send_digest(datetime.now(UTC), _base_url(base_url, services))
+        return f"digest: {told} lead{'s' if told != 1 else ''} queued for their partners"
+
+    click.echo(_with_partners(work))
+
+
+@partners.command("invite")
+@click.argument("partner_id")
+@click.option("--base-url", default=None, help="Where the console is (default: GARAGE_TOOLS_PUBLIC_BASE_URL).")
+def partners_invite(partner_id: str, base_url: str | None) -> None:
+    """Mail PARTNER_ID's contact address a link that signs it in to the partner console."""
+    from garage_tools.store.partner_console import PartnerConsoleRepository
+    from garage_tools.store.portal import PortalRepository
+    from garage_tools.web.partners.endpoints import CONFIRM_PATH
+    from garage_tools.web.partners.mail import partner_link_mail
+    from garage_tools.web.signin import PARTNERS, SignIn
+
+    async def work(partners: Partners, services: Services) -> str:
+        base = _base_url(base_url, services)
+        if base is None:
+            raise click.ClickException(
+                "the link needs the service's address: pass --base-url or set GARAGE_TOOLS_PUBLIC_BASE_URL"
+            )
+        await partners.directory.seed_if_new()
+        console = PartnerConsoleRepository(services.database)
+        addresses = await console.contacts(partner_id)
+        if not addresses:
+            raise click.ClickException(
+                f"partner {partner_id!r} is not in the directory, is inactive, or has no contactEmail "
+                "(add it to the directory file and import it)"
+            )
+        sign_in = SignIn(PortalRepository(services.database), services.limiter, services.outbox, PARTNERS)
+        sent = []
+        for address in addresses:
+
+            def compose(token: str, to: str = address) -> Mail:
+                return partner_link_mail(to, f"{base}{CONFIRM_PATH}{token}", invited=True)
+
+            if await sign_in.request_link(address, None, compose):
+                sent.append(address)
+        await console.record(partner_id, "operator", "invite", {"to": sent})
+        if not sent:
+            raise click.ClickException("no link sent: too many links for that address lately; try again in 15 minutes")
+        return f"invited {partner_id}: a sign-in link is queued for {', '.join(sent)} (it works once, for 15 minutes)"
+
+    click.echo(_with_partners(work))
+
+
+@partners.command("audit")
+@click.option("--partner", "partner_id", default=None, help="Only this partner's entries.")
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 10_000))
+def partners_audit(partner_id: str | None, limit: int) -> None:
+    """What partners did in their console (and invitations sent to them), newest first."""
+    from garage_tools.store.partner_console import PartnerConsoleRepository
+
+    async def work(partners: Partners, services: Services) -> str:
+        entries = await PartnerConsoleRepository(services.database).audit(partner_id, limit)
+        if not entries:
+            return "no partner actions recorded"
+        lines = [f"{'WHEN (UTC)':<17} {'PARTNER':<28} {'WHO':<36} {'WHAT':<18} DETAIL"]
+        for e in entries:
+            detail = ", ".join(f"{key}={value}" for key, value in e.detail.items())
+            lines.append(
+                f"{e.created_at:%Y-%m-%d %H:%M} {e.partner_id:<28} {e.actor[:36]:<36} {e.action:<18} {detail[:200]}"
+            )
+        return "\n".join(lines)
+
+    click.echo(_with_partners(work))
 
 
 # --- promotions ------------------------------------------------------------------------------

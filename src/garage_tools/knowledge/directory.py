@@ -20,6 +20,7 @@ from pydantic import AfterValidator, BaseModel, Field, StringConstraints, field_
 
 from garage_tools.knowledge.data_files import DATA_DIR, KnowledgeError, read_data_file
 from garage_tools.knowledge.schemas import DataModel, Key, Text
+from garage_tools.models import is_email_address
 
 if TYPE_CHECKING:
     from garage_tools.knowledge.loader import Knowledge  # the loader reads this module's files at start-up
@@ -53,6 +54,13 @@ def _phone(value: str) -> str:
     return value
 
 
+def _email(value: str) -> str:
+    address = value.lower()
+    if not is_email_address(address):
+        raise ValueError("must be one e-mail address, e.g. office@doors.example.com")
+    return address
+
+
 def _https_url(value: str) -> str:
     if not re.fullmatch(r"https://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/[^\s]*)?", value):
         raise ValueError("must be an https:// URL, e.g. https://doors.example.com/book")
@@ -60,6 +68,7 @@ def _https_url(value: str) -> str:
 
 
 Phone = Annotated[str, StringConstraints(strip_whitespace=True, max_length=32), AfterValidator(_phone)]
+EmailAddress = Annotated[str, StringConstraints(strip_whitespace=True, max_length=254), AfterValidator(_email)]
 WebUrl = Annotated[str, StringConstraints(strip_whitespace=True, max_length=500), AfterValidator(_https_url)]
 
 
@@ -77,6 +86,11 @@ class PartnerRecord(DataModel):
         default=None, alias="schedulerUrl", description="Online booking calendar: the preferred call to action."
     )
     url: WebUrl = Field(description="Website: the fallback call to action.")
+    contact_email: EmailAddress | None = Field(
+        default=None,
+        alias="contactEmail",
+        description="Where lead notices go; this address may sign in to the partner console (none: neither).",
+    )
     region: Text = Field(max_length=80, description='Human label of the service area, e.g. "Southern Utah".')
     region_key: RegionKey = Field(
         alias="regionKey", description="Region key for legacy promotion filters, e.g. `ut-southern`."

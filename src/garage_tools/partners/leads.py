@@ -14,7 +14,7 @@ import logging
 from collections import deque
 
 from garage_tools.store.database import StoreUnavailable
-from garage_tools.store.partners import Lead, PartnerRepository
+from garage_tools.store.partners import Lead, PartnerRepository, TellAtOnce
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +29,10 @@ class LeadRecorder:
         max_pending: int = 10_000,
         first_retry_seconds: float = 1.0,
         max_retry_seconds: float = 30.0,
+        tell: TellAtOnce | None = None,
     ) -> None:
         self.repository = repository
+        self.tell = tell  # urgent leads' notices, queued in the transaction that stores them
         self.max_pending = max_pending
         self.first_retry_seconds = first_retry_seconds
         self.max_retry_seconds = max_retry_seconds
@@ -81,7 +83,7 @@ class LeadRecorder:
         batch = [self._pending.popleft() for _ in range(min(BATCH, len(self._pending)))]
         self._in_flight += len(batch)
         try:
-            await self.repository.add_leads(batch)
+            await self.repository.add_leads(batch, self.tell)
         except Exception as exc:
             self._in_flight -= len(batch)
             if not isinstance(exc, StoreUnavailable):  # an outage is logged once by the store itself

@@ -23,6 +23,11 @@ from garage_tools.store.models import InspectionRecord
 InTransaction = Callable[[AsyncSession], Awaitable[str | None]]
 
 
+def report_url(base_url: str, report_id: str) -> str:
+    """Where a report is read: one rule for the tool's answer, its e-mail and the partner's lead notices."""
+    return f"{base_url}/reports/{report_id}"
+
+
 class DuplicateIdempotencyKey(Exception):
     """Another report already holds this Idempotency-Key (a concurrent retry won the race)."""
 

@@ -202,6 +202,36 @@ class PartnerDirectoryState(Base):
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+class PartnerContact(Base):
+    """An address at a partner: lead notices go to it, and it may sign in to the partner's console.
+
+    One per partner for now (the directory's `contactEmail`); a table of its own so several can come later.
+    An address belongs to one partner at most, so a signed-in address names its partner.
+    """
+
+    __tablename__ = "partner_contacts"
+    __table_args__ = (Index("uq_partner_contacts_email", "email", unique=True),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    partner_id: Mapped[str] = mapped_column(String(64), ForeignKey("partners.id", ondelete="CASCADE"), index=True)
+    email: Mapped[str] = mapped_column(String(320))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class PartnerAuditEntry(Base):
+    """Something done in a partner's console (or for it by an operator): who, what, when."""
+
+    __tablename__ = "partner_audit"
+    __table_args__ = (Index("ix_partner_audit_partner_id_created_at", "partner_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    partner_id: Mapped[str] = mapped_column(String(64))
+    actor: Mapped[str] = mapped_column(String(320))
+    action: Mapped[str] = mapped_column(String(40))
+    detail: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
 class LeadEvent(Base):
     """A routed request: which partner it went to and what for.
 
@@ -211,6 +241,7 @@ class LeadEvent(Base):
     """
 
     __tablename__ = "lead_events"
+    __table_args__ = (Index("ix_lead_events_partner_id_created_at", "partner_id", "created_at"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
@@ -221,6 +252,7 @@ class LeadEvent(Base):
     door_size: Mapped[str | None] = mapped_column(String(20), default=None)
     lead_heat: Mapped[str | None] = mapped_column(String(8), default=None)
     surface: Mapped[str] = mapped_column(String(16))
+    notified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)  # told its partner
     source: Mapped[str] = mapped_column(String(16), default="routing", server_default="routing")
     report_id: Mapped[str | None] = mapped_column(String(32), index=True, default=None)
     contact_name: Mapped[str | None] = mapped_column(String(100), default=None)

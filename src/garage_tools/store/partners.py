@@ -8,7 +8,7 @@ the same transaction; processes poll that number to know when to re-read.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -19,7 +19,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from garage_tools.knowledge.directory import PartnerRecord, PromotionRecord
 from garage_tools.store.database import Database
-from garage_tools.store.models import Base, LeadEvent, Partner, PartnerDirectoryState, PartnerPromotion
+from garage_tools.store.models import (
+    Base,
+    LeadEvent,
+    Partner,
+    PartnerContact,
+    PartnerDirectoryState,
+    PartnerPromotion,
+)
 
 STATE_ID = 1
 
@@ -69,6 +76,13 @@ class Lead:
     report_id: str | None = None
     contact_name: str | None = None
     contact_email: str | None = None
+    #: Where the request reached the service, so the lead's notice links back to it. Not stored.
+    base_url: str | None = None
+
+
+#: Work in the transaction that stores leads: tell partners of those that cannot wait (a hot lead's notice),
+#: answering the positions (in the batch) of the leads it told.
+TellAtOnce = Callable[[AsyncSession, Sequence[Lead]], Awaitable[set[int]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +126,7 @@ def _partner_row(record: PartnerRecord, now: datetime) -> dict[str, Any]:
     }
 
 
-def _promotion_row(record: PromotionRecord, now: datetime) -> dict[str, Any]:
+def promotion_row(record: PromotionRecord, now: datetime) -> dict[str, Any]:
     return {
         "id": record.id,
         "partner_id": record.partner_id,
@@ -128,6 +142,14 @@ def _promotion_row(record: PromotionRecord, now: datetime) -> dict[str, Any]:
         "terms": record.terms,
         "updated_at": now,
     }
+
+
+def _contact_rows(records: Sequence[PartnerRecord], now: datetime) -> list[dict[str, Any]]:
+    return [
+        {"partner_id": record.id, "email": record.contact_email, "created_at": now}
+        for record in records
+        if record.contact_email is not None
+    ]
 
 
 def _records(partners: list[dict[str, Any]], promotions: list[dict[str, Any]]) -> DirectoryRows:
@@ -167,10 +189,19 @@ class PartnerRepository:
                 select(PartnerDirectoryState.version).where(PartnerDirectoryState.id == STATE_ID)
             )
             partners = (await session.execute(select(*_PARTNER_FIELDS).order_by(Partner.id))).mappings().all()
+            contacts: dict[str, str] = {}
+            for partner_id, email in await session.execute(
+                select(PartnerContact.partner_id, PartnerContact.email).order_by(PartnerContact.id)
+            ):
+                contacts.setdefault(partner_id, email)  # the first address given is the one the directory shows
             promotions = (
                 (await session.execute(select(*_PROMOTION_FIELDS).order_by(PartnerPromotion.id))).mappings().all()
             )
-        rows = await asyncio.to_thread(_records, [dict(r) for r in partners], [dict(r) for r in promotions])
+        rows = await asyncio.to_thread(
+            _records,
+            [{**r, "contact_email": contacts.get(r["id"])} for r in partners],
+            [dict(r) for r in promotions],
+        )
         return DirectoryRows(version=int(version or 0), partners=rows.partners, promotions=rows.promotions)
 
     async def seed(self, partners: Sequence[PartnerRecord], promotions: Sequence[PromotionRecord]) -> bool:
@@ -190,8 +221,10 @@ class PartnerRepository:
                 return False
             if partners:
                 await session.execute(insert(Partner), [_partner_row(record, now) for record in partners])
+                if contacts := _contact_rows(partners, now):
+                    await session.execute(insert(PartnerContact), contacts)
             if promotions:
-                await session.execute(insert(PartnerPromotion), [_promotion_row(record, now) for record in promotions])
+                await session.execute(insert(PartnerPromotion), [promotion_row(record, now) for record in promotions])
         return True
 
     async def replace_partners(self, records: Sequence[PartnerRecord]) -> PartnersReplaced:
@@ -213,6 +246,7 @@ class PartnerRepository:
                     or 0
                 )
                 await session.execute(delete(PartnerPromotion).where(PartnerPromotion.partner_id.in_(gone)))
+                await session.execute(delete(PartnerContact).where(PartnerContact.partner_id.in_(gone)))
                 await session.execute(delete(Partner).where(Partner.id.in_(gone)))
             updated = [_partner_row(record, now) for record in records if record.id in existing]
             added = [_partner_row(record, now) for record in records if record.id not in existing]
@@ -220,6 +254,10 @@ class PartnerRepository:
                 await session.execute(update(Partner), updated)
             if added:
                 await session.execute(insert(Partner), added)
+            # The file is the source of every partner's address, for now: all are replaced with it.
+            await session.execute(delete(PartnerContact))
+            if contacts := _contact_rows(records, now):
+                await session.execute(insert(PartnerContact), contacts)
             version = await self._bump(session, now)
         return PartnersReplaced(len(added), len(updated), len(gone), promotions_removed, version)
 
@@ -229,7 +267,7 @@ class PartnerRepository:
         async with self._db.session() as session, session.begin():
             await session.execute(delete(PartnerPromotion))
             if records:
-                await session.execute(insert(PartnerPromotion), [_promotion_row(record, now) for record in records])
+                await session.execute(insert(PartnerPromotion), [promotion_row(record, now) for record in records])
             return await self._bump(session, now)
 
     async def partner_ids(self) -> set[str]:
@@ -248,12 +286,16 @@ class PartnerRepository:
         )
         return int(version)
 
-    async def add_leads(self, leads: Sequence[Lead]) -> None:
+    async def add_leads(self, leads: Sequence[Lead], tell: TellAtOnce | None = None) -> None:
+        """Store `leads`; `tell` notifies partners of the urgent ones in the same transaction (marked told)."""
         if not leads:
             return
         async with self._db.session() as session, session.begin():
+            told = await tell(session, leads) if tell is not None else set()
+            now = datetime.now(UTC)
+            rows = [_lead_row(lead, now if position in told else None) for position, lead in enumerate(leads)]
             # A Core insert of plain rows: about 16 µs a lead on SQLite, against 40 through the ORM.
-            await session.execute(insert(_LEADS), [_lead_row(lead) for lead in leads])
+            await session.execute(insert(_LEADS), rows)
 
     async def lead_tallies(self, since: datetime | None = None) -> list[LeadTally]:
         """Leads per partner (most first), optionally only those recorded at or after `since`."""
@@ -317,7 +359,7 @@ class PartnerRepository:
 _LEADS = Base.metadata.tables[LeadEvent.__tablename__]
 
 
-def _lead_row(lead: Lead) -> dict[str, Any]:
+def _lead_row(lead: Lead, notified_at: datetime | None = None) -> dict[str, Any]:
     return {
         "created_at": lead.created_at,
         "partner_id": lead.partner_id,
@@ -331,14 +373,17 @@ def _lead_row(lead: Lead) -> dict[str, Any]:
         "report_id": lead.report_id,
         "contact_name": lead.contact_name,
         "contact_email": lead.contact_email,
+        "notified_at": notified_at,
     }
 
 
-async def insert_lead(session: AsyncSession, lead: Lead) -> int:
+async def insert_lead(session: AsyncSession, lead: Lead, tell: TellAtOnce | None = None) -> int:
     """Write `lead` in the caller's open transaction (with the report it came from); its id.
 
     Inspection leads go this way, not through the in-memory batches of `LeadRecorder`: one that carries
-    contact details is written durably with its report, or not at all.
+    contact details is written durably with its report, or not at all; so is its notice (`tell`).
     """
-    result = await session.execute(insert(_LEADS).values(_lead_row(lead)).returning(_LEADS.c.id))
+    told = await tell(session, [lead]) if tell is not None else set()
+    row = _lead_row(lead, datetime.now(UTC) if told else None)
+    result = await session.execute(insert(_LEADS).values(row).returning(_LEADS.c.id))
     return int(result.scalar_one())

@@ -40,6 +40,8 @@ def _aware(moment: datetime) -> datetime:
 
 #: The audience whose first sign-in makes a developer account (the portal's keys hang on it).
 DEVELOPER = "developer"
+#: The audience of partners' consoles: their addresses are in the directory (`partner_contacts`).
+PARTNER = "partner"
 
 
 @dataclass(frozen=True, slots=True)

@@ -396,6 +396,7 @@ async def route_by_zip(args: RouteByZipInput, ctx: ToolContext) -> RouteOutput:
             door_size=args.door_size,
             lead_heat=args.lead_heat.value if args.lead_heat else None,
             surface=ctx.caller.surface[:16],
+            base_url=ctx.base_url,
         )
     )
     return result

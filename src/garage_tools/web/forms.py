@@ -72,11 +72,13 @@ async def _read_body(request: Request, access: Access, media: str, limit: int) -
         raise Refused("The form took too long to arrive.", status=408) from None
 
 
-async def read_form(request: Request, access: Access, *, limit: int = MAX_FORM_BYTES) -> dict[str, str]:
-    """A URL-encoded form's fields (the last value of a repeated one), bounded in size and time."""
+async def read_form(
+    request: Request, access: Access, *, limit: int = MAX_FORM_BYTES, max_fields: int = 10
+) -> dict[str, str]:
+    """A URL-encoded form's fields (the last value of a repeated one), bounded in size, time and fields."""
     body = await _read_body(request, access, "application/x-www-form-urlencoded", limit)
     try:
-        return dict(parse_qsl(body.decode(), keep_blank_values=True, max_num_fields=10))
+        return dict(parse_qsl(body.decode(), keep_blank_values=True, max_num_fields=max_fields))
     except (UnicodeDecodeError, ValueError):
         raise Refused(UNREADABLE, status=400) from None
 

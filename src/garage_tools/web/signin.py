@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -34,7 +34,7 @@ from garage_tools.access.ratelimit import Policy, RateLimiter
 from garage_tools.access.tokens import new_secret, secret_hash
 from garage_tools.mail import Mail, Outbox
 from garage_tools.models import is_email_address
-from garage_tools.store.portal import DEVELOPER, PortalRepository
+from garage_tools.store.portal import DEVELOPER, PARTNER, PortalRepository
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +75,12 @@ class Audience:
 #: Developers: the portal's dashboard, or the portal page that sent them to sign in.
 DEVELOPERS = Audience(DEVELOPER, home="/developers/dashboard", returns=("/developers/",))
 
+#: Partners: their console. Only an address a partner gave us gets a link (`SignIn`'s `admits`).
+PARTNERS = Audience(PARTNER, home="/partners", returns=("/partners/",))
+
+#: Whether an address may be sent a link (every address, when a `SignIn` is given none).
+Admits = Callable[[str], Awaitable[bool]]
+
 
 def csrf_token_for(session_id: str) -> str:
     """The form token of a session: derived from its id, so it needs no storage and ends with it."""
@@ -110,12 +116,18 @@ class SignIn:
     """Magic-link sign-in and sessions for one audience's pages."""
 
     def __init__(
-        self, store: PortalRepository, limiter: RateLimiter, outbox: Outbox, audience: Audience = DEVELOPERS
+        self,
+        store: PortalRepository,
+        limiter: RateLimiter,
+        outbox: Outbox,
+        audience: Audience = DEVELOPERS,
+        admits: Admits | None = None,
     ) -> None:
         self.store = store
         self.limiter = limiter
         self.outbox = outbox
         self.audience = audience
+        self.admits = admits
 
     async def request_link(
         self, email: str, ip: str | None, compose: Callable[[str], Mail], return_to: str | None = None
@@ -134,6 +146,10 @@ class SignIn:
         by_address = await self.limiter.check(f"address:{secret_hash(email)[:32]}", [LINKS_PER_ADDRESS])
         if not by_address.allowed:
             log.warning("sign-in link not sent: too many requests for one address (last from %s)", ip)
+            return False
+        if self.admits is not None and not await self.admits(email):
+            # Checked after the budgets, so an unknown address costs what a known one does.
+            log.info("sign-in link not sent: the address is not one of the %s audience's", self.audience.name)
             return False
         token = new_secret()
         mail = compose(token)

@@ -11,7 +11,7 @@ from typing import Any
 from garage_tools.knowledge.checklist import ItemStatus
 from garage_tools.knowledge.photos import Photo, PhotoLibrary, PhotoSeverity
 from garage_tools.knowledge.schemas import Urgency
-from garage_tools.store.inspections import StoredInspection
+from garage_tools.store.inspections import StoredInspection, report_url
 from garage_tools.tools.inspection.models import FlaggedItem, InspectionReport, SubmitInspectionOutput
 from garage_tools.tools.inspection.next_step import NEEDS_A_PRO, advice, reach_the_pro, what_the_pro_was_told
 
@@ -22,10 +22,6 @@ MAX_FIRST_NAME = 40
 
 def new_report_id() -> str:
     return secrets.token_urlsafe(16)
-
-
-def report_url(base_url: str, report_id: str) -> str:
-    return f"{base_url}/reports/{report_id}"
 
 
 def first_name(name: str | None) -> str | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -25,6 +26,7 @@ from garage_tools.store.inspections import (
     InspectionRepository,
     NewInspection,
     StoredInspection,
+    report_url,
 )
 from garage_tools.store.partners import insert_lead
 from garage_tools.tools.inspection.mail import report_mail
@@ -35,7 +37,7 @@ from garage_tools.tools.inspection.models import (
     SubmitInspectionOutput,
 )
 from garage_tools.tools.inspection.next_step import lead_for, plan_next_step
-from garage_tools.tools.inspection.report import first_name, new_report_id, report_url, submitter_report
+from garage_tools.tools.inspection.report import first_name, new_report_id, submitter_report
 from garage_tools.tools.inspection.scoring import score_inspection
 from garage_tools.tools.photos import photos_of
 
@@ -124,7 +126,7 @@ async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> Su
     async def with_the_report(session: AsyncSession) -> str | None:
         # The lead (which may carry contact details) and the e-mail stand or fall with the report.
         if lead is not None:
-            await insert_lead(session, lead)
+            await insert_lead(session, replace(lead, base_url=ctx.base_url), data.partners.notices.tell_at_once)
         return await data.outbox.enqueue(session, mail) if mail is not None else None
 
     new = NewInspection(

@@ -1,0 +1,203 @@
+"""Lead notices: how a partner hears of the leads routed to them, by e-mail through the outbox.
+
+A hot lead (an emergency, or a job that needs a pro now) is mailed to the partner's addresses in the
+transaction that stores it, so it leaves within seconds of the request and is never lost or sent twice.
+Warm and cold leads wait for the daily digest (`garage-tools partners digest`). Either way the lead is
+marked told (`lead_events.notified_at`), so each reaches its partner once.
+
+A notice says what, where, when and the door size. The homeowner's name, address and report link are in
+it only when the lead carries them, and a lead carries them only when the homeowner agreed that the pro
+may contact them (`tools/inspection/next_step.py` `lead_for`): a notice never holds more than its lead.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from garage_tools.knowledge.loader import Knowledge
+from garage_tools.mail import Mail, Outbox
+from garage_tools.store.inspections import report_url
+from garage_tools.store.partner_console import (
+    DigestBatch,
+    PartnerConsoleRepository,
+    PartnerLead,
+    contacts_of,
+    urgent_told_since,
+)
+from garage_tools.store.partners import Lead
+
+log = logging.getLogger(__name__)
+
+HOT = "hot"
+CONSOLE_PATH = "/partners"
+MAX_DIGEST_LINES = 50  # the rest are counted, and listed in the console
+#: Urgent notices a partner gets in an hour at most; beyond it (a flood of requests, perhaps made to bury a
+#: partner in mail), hot leads wait for the digest like the others. Still recorded, still in the console.
+URGENT_PER_HOUR = 30
+NOT_SAID = "Not said"
+
+_HEAT_WORDS = {"hot": "urgent", "warm": "replacement", "cold": "looking into it"}
+
+
+def problem_words(knowledge: Knowledge) -> dict[str, str]:
+    """Each issue and symptom key a lead may carry, as a partner reads it ("Broken or failing spring")."""
+    tree = knowledge.tree
+    return {
+        **{symptom.key: symptom.label for symptom in tree.symptoms},
+        **{key: issue.name for key, issue in tree.issues.items()},
+    }
+
+
+def report_link(base_url: str | None, report_id: str | None) -> str | None:
+    """The inspection report page a lead points to, when it points to one and the service's address is known."""
+    return report_url(base_url, report_id) if base_url and report_id else None
+
+
+def _when(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _lead_lines(
+    problem: str,
+    when: datetime,
+    zip_code: str | None,
+    door_size: str | None,
+    heat: str | None,
+    name: str | None,
+    email: str | None,
+    report: str | None,
+) -> list[str]:
+    lines = [
+        f"What:  {problem}",
+        f"Where: ZIP {zip_code or 'not known'}",
+        f"When:  {_when(when)}",
+        f"Door:  {door_size or 'size not given'}",
+        f"How soon: {_HEAT_WORDS.get(heat or '', 'not said')}",
+    ]
+    if email:
+        # Only a homeowner who agreed to be contacted by the matched pro is named here.
+        lines.append(f"Homeowner: {name or 'name not given'} <{email}> agreed that you may contact them.")
+    if report:
+        lines.append(f"Inspection report: {report}")
+    if not email:
+        lines.append("The homeowner did not share contact details; they may call or book with you directly.")
+    return lines
+
+
+def hot_lead_mail(to: str, partner_name: str, lead: Lead, problem: str) -> Mail:
+    """The notice of one hot lead; `problem` is its issue in words."""
+    lines = [
+        f"Hello {partner_name},",
+        "",
+        "A homeowner near you needs a garage door pro now.",
+        "",
+        *_lead_lines(
+            problem,
+            lead.created_at,
+            lead.zip,
+            lead.door_size,
+            lead.lead_heat,
+            lead.contact_name,
+            lead.contact_email,
+            report_link(lead.base_url, lead.report_id),
+        ),
+    ]
+    if lead.base_url:
+        lines += ["", f"See all your leads and your offers: {lead.base_url}{CONSOLE_PATH}"]
+    lines += ["", "You receive this because Garage Door Tools routes homeowners in your area to you."]
+    return Mail(
+        to=to,
+        subject=f"Urgent lead: {problem.lower()} in {lead.zip or 'your area'}",
+        text="\n".join(lines) + "\n",
+        kind="partner_lead",
+    )
+
+
+def digest_mail(to: str, batch: DigestBatch, base_url: str | None, words: dict[str, str]) -> Mail:
+    """The daily digest of one partner's warm and cold leads (and any hot one that could not be told at once)."""
+    count = len(batch.leads)
+    lines = [f"Hello {batch.display_name},", "", f"{count} new lead{'s' if count != 1 else ''} since the last digest:"]
+    for lead in batch.leads[:MAX_DIGEST_LINES]:
+        lines += ["", *_digest_lines(lead, base_url, words)]
+    if count > MAX_DIGEST_LINES:
+        lines += ["", f"... and {count - MAX_DIGEST_LINES} more."]
+    if base_url:
+        lines += ["", f"See and filter all your leads: {base_url}{CONSOLE_PATH}"]
+    return Mail(
+        to=to,
+        subject=f"Your leads from Garage Door Tools: {count} new",
+        text="\n".join(lines) + "\n",
+        kind="partner_digest",
+    )
+
+
+def _digest_lines(lead: PartnerLead, base_url: str | None, words: dict[str, str]) -> list[str]:
+    return _lead_lines(
+        words.get(lead.issue or "", NOT_SAID),
+        lead.created_at,
+        lead.zip,
+        lead.door_size,
+        lead.lead_heat,
+        lead.contact_name,
+        lead.contact_email,
+        report_link(base_url, lead.report_id),
+    )
+
+
+class LeadNotices:
+    """Mails partners their leads: hot ones at once, the rest in a digest."""
+
+    def __init__(
+        self, outbox: Outbox | None, console: PartnerConsoleRepository, words: dict[str, str] | None = None
+    ) -> None:
+        self.outbox = outbox
+        self.console = console
+        self.words = words or {}  # `problem_words`: issue and symptom keys as people read them
+
+    def problem(self, key: str | None) -> str:
+        return self.words.get(key or "", NOT_SAID)
+
+    async def tell_at_once(self, session: AsyncSession, leads: Sequence[Lead]) -> set[int]:
+        """Queue a notice for each hot lead of a partner with an address; the positions of those told.
+
+        Runs in the transaction that stores the leads (`store.partners` `TellAtOnce`).
+        """
+        if self.outbox is None:
+            return set()
+        urgent = {i: lead for i, lead in enumerate(leads) if lead.lead_heat == HOT and lead.partner_id and lead.covered}
+        if not urgent:
+            return set()
+        partner_ids = [str(lead.partner_id) for lead in urgent.values()]
+        contacts = await contacts_of(session, partner_ids)
+        hour_ago = min(lead.created_at for lead in urgent.values()) - timedelta(hours=1)
+        sent = await urgent_told_since(session, partner_ids, hour_ago)
+        told: set[int] = set()
+        for position, lead in urgent.items():
+            partner_id = str(lead.partner_id)
+            found = contacts.get(partner_id)
+            if found is None or sent.get(partner_id, 0) >= URGENT_PER_HOUR:
+                continue  # no address yet, or told enough this hour: the lead waits for the digest
+            sent[partner_id] = sent.get(partner_id, 0) + 1
+            name, addresses = found
+            for address in addresses:
+                await self.outbox.enqueue(session, hot_lead_mail(address, name, lead, self.problem(lead.issue)))
+            told.add(position)
+        if told:
+            log.info("lead notices: %d urgent lead(s) queued for their partners", len(told))
+        return told
+
+    async def send_digest(self, now: datetime, base_url: str | None) -> int:
+        """Queue each partner's digest of the leads not yet told; how many leads it covered."""
+        if self.outbox is None:
+            return 0
+        outbox, words = self.outbox, self.words
+
+        async def send(session: AsyncSession, batch: DigestBatch) -> None:
+            for address in batch.contacts:
+                await outbox.enqueue(session, digest_mail(address, batch, base_url, words))
+
+        return await self.console.digest(now, send)

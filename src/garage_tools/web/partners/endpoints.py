@@ -1,0 +1,483 @@
+"""The partner console's pages at `/partners`: sign-in, leads (and their CSV), profile, promotions.
+
+Handlers only translate between forms and the services: sign-in and sessions live in `web/signin.py` (the
+PARTNERS audience: only an address in the directory gets a link), form checks in `web/forms.py`, what a
+form may hold in `forms.py` beside this module, and every read and change in
+`store/partner_console.py`, which scopes each query to the signed-in address's partner. Which partner
+that is comes from the address on every request, so a contact the directory drops is signed out at once.
+Cookies are scoped to `/partners`, apart from the developer portal's.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from garage_tools.access.policy import Access
+from garage_tools.access.tokens import tokens_match
+from garage_tools.errors import ServiceError
+from garage_tools.headers import RequestHeaders
+from garage_tools.knowledge.directory import PartnerRecord, PromotionRecord, ServiceType
+from garage_tools.observability.redaction import redact_paths_in_access_log
+from garage_tools.partners.notices import report_link
+from garage_tools.services import Services
+from garage_tools.store.partner_console import MAX_LEADS, PartnerConsoleRepository, PartnerLead
+from garage_tools.store.partners import LeadSource
+from garage_tools.store.portal import PortalRepository
+from garage_tools.web.forms import FORGED, DoubleSubmit, Refused, check_origin, read_form
+from garage_tools.web.pages import render
+from garage_tools.web.partners.forms import (
+    AS_BEFORE,
+    HEATS,
+    MAX_FIELDS,
+    SERVICE_WORDS,
+    new_promotion_id,
+    read_lead_filter,
+    read_profile,
+    read_promotion,
+)
+from garage_tools.web.partners.mail import partner_link_mail
+from garage_tools.web.signin import LINK_LIFETIME, PARTNERS, SESSION_LIFETIME, Session, SignIn, normalise_email
+
+log = logging.getLogger(__name__)
+
+HOME = "/partners"
+SESSION_COOKIE = "gt_partner_session"
+FORM_TOKEN = DoubleSubmit("gt_partner_form", HOME)  # the pre-session form token
+CONFIRM_PATH = "/partners/confirm/"
+NO_STORE = {"Cache-Control": "no-store"}
+LEADS_SHOWN = 200
+CSV_COLUMNS = ["received_utc", "urgency", "problem", "zip", "door_size", "from", "homeowner_name",
+               "homeowner_email", "report"]  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class SignedInPartner:
+    """Who is signed in, and the partner their address belongs to (as stored now)."""
+
+    session: Session
+    partner: PartnerRecord
+
+    @property
+    def id(self) -> str:
+        return self.partner.id
+
+
+Handler = Callable[["Console", Request], Awaitable[Response]]
+
+
+def _page(handler: Handler) -> Handler:
+    """Refusals and service errors as pages of their own, with their status (never a JSON envelope)."""
+
+    @functools.wraps(handler)
+    async def answer(console: Console, request: Request) -> Response:
+        try:
+            return await handler(console, request)
+        except Refused as refused:
+            context = {"title": "Not done", "message": refused.message}
+            return render(request, "partners/message.html", context, status=refused.status, headers=NO_STORE)
+        except ServiceError as error:
+            context = {"title": "Please try again shortly", "message": error.message}
+            headers = {**NO_STORE, **error.headers}
+            return render(request, "partners/message.html", context, status=error.status, headers=headers)
+
+    return answer
+
+
+class Console:
+    def __init__(self, services: Services, access: Access) -> None:
+        self.access = access
+        self.store = PartnerConsoleRepository(services.database)
+        self.sign_in = SignIn(
+            PortalRepository(services.database), services.limiter, services.outbox, PARTNERS, admits=self._admits
+        )
+        self.refresh_seconds = services.settings.partner_refresh_seconds
+        self.notices = services.tool_data.partners.notices
+        self.issues = {key: issue.name for key, issue in services.knowledge.tree.issues.items()}
+
+    async def _admits(self, email: str) -> bool:
+        return await self.store.partner_of(email) is not None
+
+    # -- signing in -----------------------------------------------------------------------------
+
+    @_page
+    async def home(self, request: Request) -> Response:
+        """Signed in: the leads. Otherwise: the sign-in form."""
+        me = await self._partner(request)
+        if me is None:
+            return self._with_form_token(request, "partners/sign_in.html", {})
+        wanted, problems = read_lead_filter(dict(request.query_params))
+        leads = await self.store.leads(me.id, wanted, limit=LEADS_SHOWN)
+        context = {
+            "me": me,
+            "leads": [self._lead_view(request, lead) for lead in leads],
+            "shown": LEADS_SHOWN,
+            "heats": HEATS,
+            "query": {name: request.query_params.get(name, "") for name in ("heat", "from", "to")},
+            "problems": problems,
+            "csv_query": request.url.query,
+        }
+        return render(request, "partners/leads.html", context, headers=NO_STORE)
+
+    @_page
+    async def request_link(self, request: Request) -> Response:
+        form = await self._anonymous_form(request)
+        email = normalise_email(form.get("email", ""))
+        if email is None:
+            typed = "".join(c for c in form.get("email", "") if c.isprintable())
+            context = {"error": "Enter the e-mail address we have for your business.", "email": typed}
+            return self._with_form_token(request, "partners/sign_in.html", context, status=400)
+        confirm = f"{self._base_url(request)}{CONFIRM_PATH}"
+        await self.sign_in.request_link(
+            email, self.access.client_ip(request.scope), lambda token: partner_link_mail(email, confirm + token)
+        )
+        # The same answer whether the address is a partner's, unknown or throttled.
+        return RedirectResponse(f"{HOME}/sign-in/sent", status_code=303)
+
+    @_page
+    async def link_sent(self, request: Request) -> Response:
+        minutes = int(LINK_LIFETIME.total_seconds() // 60)
+        return render(request, "partners/sent.html", {"minutes": minutes})
+
+    @_page
+    async def confirm(self, request: Request) -> Response:
+        """GET shows a button (mail scanners fetch links; looking must not sign in); POST signs in."""
+        token = request.path_params["token"]
+        headers = {"Referrer-Policy": "no-referrer", **NO_STORE}
+        if request.method == "GET":
+            usable = await self.sign_in.link_usable(token)
+            status = 200 if usable else 400
+            context = {"usable": usable}
+            return self._with_form_token(request, "partners/confirm.html", context, status=status, headers=headers)
+        await self._anonymous_form(request)
+        signed_in = await self.sign_in.sign_in(token, _cookies(request).get(SESSION_COOKIE))
+        if signed_in is None:
+            context = {"usable": False}
+            return self._with_form_token(request, "partners/confirm.html", context, status=400, headers=headers)
+        partner_id = await self.store.partner_of(signed_in.email)
+        if partner_id is not None:
+            await self.store.record(partner_id, signed_in.email, "sign_in", {})
+        response = RedirectResponse(signed_in.landing, status_code=303, headers=headers)
+        self._set_session(request, response, signed_in.session_id)
+        FORM_TOKEN.delete_cookie(response, secure=self._secure(request))
+        return response
+
+    @_page
+    async def sign_out(self, request: Request) -> Response:
+        await self._signed_in_form(request)
+        await self.sign_in.sign_out(_cookies(request).get(SESSION_COOKIE, ""))
+        response = RedirectResponse(HOME, status_code=303)
+        response.delete_cookie(SESSION_COOKIE, path=HOME, secure=self._secure(request), httponly=True, samesite="lax")
+        return response
+
+    # -- leads ----------------------------------------------------------------------------------
+
+    @_page
+    async def leads_csv(self, request: Request) -> Response:
+        me = await self._partner(request)
+        if me is None:
+            return RedirectResponse(HOME, status_code=303)
+        wanted, _ = read_lead_filter(dict(request.query_params))
+        leads = await self.store.leads(me.id, wanted, limit=MAX_LEADS)
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\r\n")
+        writer.writerow(CSV_COLUMNS)
+        for lead in leads:
+            view = self._lead_view(request, lead)
+            cells = [
+                lead.created_at.strftime("%Y-%m-%d %H:%M"),
+                view["heat"],
+                view["problem"],
+                lead.zip or "",
+                lead.door_size or "",
+                view["source"],
+                lead.contact_name or "",
+                lead.contact_email or "",
+                view["report"] or "",
+            ]
+            writer.writerow(spreadsheet_cells(cells))
+        await self.store.record(me.id, me.session.email, "leads.export", {"count": len(leads)})
+        headers = {**NO_STORE, "Content-Disposition": f'attachment; filename="leads-{me.id}.csv"'}
+        return Response(out.getvalue(), media_type="text/csv; charset=utf-8", headers=headers)
+
+    def _lead_view(self, request: Request, lead: PartnerLead) -> dict[str, Any]:
+        return {
+            "lead": lead,
+            "heat": HEATS.get(lead.lead_heat or "", "Not said"),
+            "problem": self.notices.problem(lead.issue),
+            "source": "Inspection report" if lead.source is LeadSource.INSPECTION else "Request for a pro",
+            "report": report_link(self._base_url(request), lead.report_id),
+        }
+
+    # -- profile --------------------------------------------------------------------------------
+
+    @_page
+    async def profile(self, request: Request) -> Response:
+        me = await self._partner(request)
+        if me is None:
+            return RedirectResponse(HOME, status_code=303)
+        saved = request.query_params.get("saved") == "1"
+        return self._profile_page(request, me, notice="Saved." if saved else None)
+
+    @_page
+    async def save_profile(self, request: Request) -> Response:
+        me, form = await self._signed_in_form(request)
+        checked = read_profile(form)
+        if checked.value is None:
+            return self._profile_page(request, me, form=form, problems=checked.problems, status=400)
+        await self.store.update_profile(me.id, checked.value, me.session.email)
+        return RedirectResponse(f"{HOME}/profile?saved=1", status_code=303)
+
+    def _profile_page(
+        self,
+        request: Request,
+        me: SignedInPartner,
+        *,
+        form: dict[str, str] | None = None,
+        problems: dict[str, str] | None = None,
+        notice: str | None = None,
+        status: int = 200,
+    ) -> Response:
+        partner = me.partner
+        values = form or {"phone": partner.phone, "booking": partner.scheduler_url or "", "website": partner.url}
+        context = {"me": me, "values": values, "problems": problems or {}, "notice": notice,
+                   "refresh": self._refresh_words()}  # fmt: skip
+        return render(request, "partners/profile.html", context, status=status, headers=NO_STORE)
+
+    # -- promotions -----------------------------------------------------------------------------
+
+    @_page
+    async def promotions(self, request: Request) -> Response:
+        me = await self._partner(request)
+        if me is None:
+            return RedirectResponse(HOME, status_code=303)
+        notice = _NOTICES.get(request.query_params.get("done", ""))
+        return await self._promotions_page(request, me, notice=notice)
+
+    @_page
+    async def create_promotion(self, request: Request) -> Response:
+        me, form = await self._signed_in_form(request)
+        checked = read_promotion(form, me.id, new_promotion_id(me.id), list(self.issues))
+        if checked.value is None:
+            return await self._promotions_page(request, me, form=form, problems=checked.problems, status=400)
+        await self.store.save_promotion(checked.value, me.session.email, new=True)
+        return RedirectResponse(f"{HOME}/promotions?done=created", status_code=303)
+
+    @_page
+    async def edit_promotion(self, request: Request) -> Response:
+        me = await self._partner(request)
+        if me is None:
+            return RedirectResponse(HOME, status_code=303)
+        promotion = await self._own_promotion(me, request.path_params["promotion_id"])
+        context = self._promotion_form(me, _form_of(promotion), {}, promotion)
+        return render(request, "partners/promotion.html", context, headers=NO_STORE)
+
+    @_page
+    async def update_promotion(self, request: Request) -> Response:
+        me, form = await self._signed_in_form(request)
+        promotion = await self._own_promotion(me, request.path_params["promotion_id"])
+        checked = read_promotion(form, me.id, promotion.id, list(self.issues), before=promotion)
+        if checked.value is None:
+            context = self._promotion_form(me, form, checked.problems, promotion)
+            return render(request, "partners/promotion.html", context, status=400, headers=NO_STORE)
+        await self.store.save_promotion(checked.value, me.session.email, new=False)
+        return RedirectResponse(f"{HOME}/promotions?done=saved", status_code=303)
+
+    @_page
+    async def end_promotion(self, request: Request) -> Response:
+        me, _ = await self._signed_in_form(request)
+        today = datetime.now(UTC).date()
+        if not await self.store.end_promotion(me.id, request.path_params["promotion_id"], today, me.session.email):
+            raise Refused("There is no such offer among yours.", status=404)
+        return RedirectResponse(f"{HOME}/promotions?done=ended", status_code=303)
+
+    @_page
+    async def set_opt_in(self, request: Request) -> Response:
+        me, form = await self._signed_in_form(request)
+        show = form.get("show") == "yes"
+        await self.store.set_opt_in(me.id, show, me.session.email)
+        return RedirectResponse(f"{HOME}/promotions?done={'shown' if show else 'hidden'}", status_code=303)
+
+    async def _own_promotion(self, me: SignedInPartner, promotion_id: str) -> PromotionRecord:
+        found = next((p for p in await self.store.promotions(me.id) if p.id == promotion_id), None)
+        if found is None:
+            raise Refused("There is no such offer among yours.", status=404)
+        return found
+
+    async def _promotions_page(
+        self,
+        request: Request,
+        me: SignedInPartner,
+        *,
+        form: dict[str, str] | None = None,
+        problems: dict[str, str] | None = None,
+        notice: str | None = None,
+        status: int = 200,
+    ) -> Response:
+        today = datetime.now(UTC).date()
+        offers = [
+            {"offer": p, "state": "current" if p.valid_on(today) else ("ended" if p.valid_until < today else "coming")}
+            for p in await self.store.promotions(me.id)
+        ]
+        blank = {"discount_type": "amount", "valid_from": today.isoformat(), "valid_until": ""}
+        context = {
+            **self._promotion_form(me, form or blank, problems or {}, None),
+            "offers": offers,
+            "notice": notice,
+            "refresh": self._refresh_words(),
+        }
+        return render(request, "partners/promotions.html", context, status=status, headers=NO_STORE)
+
+    def _promotion_form(
+        self, me: SignedInPartner, values: dict[str, str], problems: dict[str, str], promotion: PromotionRecord | None
+    ) -> dict[str, Any]:
+        return {
+            "me": me,
+            "values": values,
+            "problems": problems,
+            "promotion": promotion,
+            "issues": self.issues,
+            "services": SERVICE_WORDS,
+            "as_before": AS_BEFORE,
+        }
+
+    def _refresh_words(self) -> str:
+        seconds = self.refresh_seconds
+        if seconds >= 120:
+            return f"{seconds / 60:g} minutes"
+        return "a second" if seconds <= 1 else f"{seconds:g} seconds"
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    async def _partner(self, request: Request) -> SignedInPartner | None:
+        session = await self.sign_in.session(_cookies(request).get(SESSION_COOKIE))
+        if session is None:
+            return None
+        partner_id = await self.store.partner_of(session.email)
+        partner = await self.store.partner(partner_id) if partner_id is not None else None
+        return SignedInPartner(session, partner) if partner is not None else None
+
+    def _check_origin(self, request: Request) -> None:
+        path = CONFIRM_PATH + "…" if request.url.path.startswith(CONFIRM_PATH) else request.url.path
+        check_origin(request, self._base_url(request), path)
+
+    async def _anonymous_form(self, request: Request) -> dict[str, str]:
+        """A form posted before sign-in: it must repeat the random token of the browser's form cookie."""
+        self._check_origin(request)
+        form = await read_form(request, self.access)
+        FORM_TOKEN.check(request, form.get("csrf"))
+        return form
+
+    async def _signed_in_form(self, request: Request) -> tuple[SignedInPartner, dict[str, str]]:
+        """A form posted by a signed-in partner: it must carry the session's own token."""
+        self._check_origin(request)
+        form = await read_form(request, self.access, max_fields=MAX_FIELDS)
+        me = await self._partner(request)
+        if me is None:
+            raise Refused("You are signed out (the session ended or expired). Sign in again to continue.")
+        if not tokens_match(me.session.csrf_token, form.get("csrf")):
+            raise Refused(FORGED)
+        return me, form
+
+    def _with_form_token(
+        self,
+        request: Request,
+        template: str,
+        context: dict[str, Any],
+        *,
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+    ) -> Response:
+        """Render a page with an anonymous form, giving the browser a form cookie if it has none."""
+        token, fresh = FORM_TOKEN.token(request)
+        response = render(request, template, {**context, "csrf": token}, status=status, headers=headers)
+        if fresh:
+            FORM_TOKEN.set_cookie(response, token, secure=self._secure(request))
+        return response
+
+    def _base_url(self, request: Request) -> str:
+        return self.access.base_url(request.scope)
+
+    def _secure(self, request: Request) -> bool:
+        return request.url.scheme == "https" or self._base_url(request).startswith("https://")
+
+    def _set_session(self, request: Request, response: Response, session_id: str) -> None:
+        response.set_cookie(
+            SESSION_COOKIE,
+            session_id,
+            max_age=int(SESSION_LIFETIME.total_seconds()),
+            path=HOME,
+            secure=self._secure(request),
+            httponly=True,
+            samesite="lax",
+        )
+
+
+_NOTICES = {
+    "created": "Your offer is saved.",
+    "saved": "Your changes are saved.",
+    "ended": "The offer has ended: homeowners no longer see it.",
+    "shown": "Homeowners are shown your current offers.",
+    "hidden": "Your offers are hidden from homeowners.",
+}
+
+
+def _form_of(promotion: PromotionRecord) -> dict[str, str]:
+    """A promotion as the form's fields, to edit it."""
+    values = {
+        "title": promotion.title,
+        "description": promotion.description,
+        "discount_type": promotion.discount_type.value,
+        "discount_value": f"{promotion.discount_value:g}",
+        "valid_from": promotion.valid_from.isoformat(),
+        "valid_until": promotion.valid_until.isoformat(),
+        "terms": promotion.terms or "",
+        "issue": promotion.issue_keys[0]
+        if len(promotion.issue_keys) == 1
+        else (AS_BEFORE if promotion.issue_keys else ""),
+    }
+    for service in ServiceType:
+        if service in promotion.service_types:
+            values[f"service_{service.value}"] = "on"
+    return values
+
+
+def spreadsheet_cells(cells: list[str]) -> list[str]:
+    """Cells a spreadsheet will show as text: one that starts like a formula gets a leading apostrophe."""
+    return [f"'{cell}" if cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell for cell in cells]
+
+
+def _cookies(request: Request) -> dict[str, str]:
+    return RequestHeaders.of(request.scope).cookies()
+
+
+def partner_routes(services: Services, access: Access) -> list[BaseRoute]:
+    """The routes of the partner console, for `create_app`'s route list."""
+    redact_paths_in_access_log(CONFIRM_PATH)
+    console = Console(services, access)
+    return [
+        Route(HOME, console.home, methods=["GET"]),
+        Route(f"{HOME}/sign-in", console.request_link, methods=["POST"]),
+        Route(f"{HOME}/sign-in/sent", console.link_sent, methods=["GET"]),
+        Route(CONFIRM_PATH + "{token}", console.confirm, methods=["GET", "POST"]),
+        Route(f"{HOME}/sign-out", console.sign_out, methods=["POST"]),
+        Route(f"{HOME}/leads.csv", console.leads_csv, methods=["GET"]),
+        Route(f"{HOME}/profile", console.profile, methods=["GET"]),
+        Route(f"{HOME}/profile", console.save_profile, methods=["POST"]),
+        Route(f"{HOME}/promotions", console.promotions, methods=["GET"]),
+        Route(f"{HOME}/promotions", console.create_promotion, methods=["POST"]),
+        Route(f"{HOME}/promotions/show", console.set_opt_in, methods=["POST"]),
+        Route(f"{HOME}/promotions/{{promotion_id}}", console.edit_promotion, methods=["GET"]),
+        Route(f"{HOME}/promotions/{{promotion_id}}", console.update_promotion, methods=["POST"]),
+        Route(f"{HOME}/promotions/{{promotion_id}}/end", console.end_promotion, methods=["POST"]),
+    ]

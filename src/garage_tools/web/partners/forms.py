@@ -1,0 +1,157 @@
+"""What the partner console's forms may hold, beyond the shared rules of `web/forms.py`.
+
+Each form is read into the directory's own records (`knowledge/directory.py`), so a value a partner types
+is held to exactly the rule an operator's import is; only the wording of a refusal is the console's, in
+plain words next to the field it is about.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Generic, TypeVar
+
+from pydantic import TypeAdapter, ValidationError
+
+from garage_tools.knowledge.directory import DiscountType, Phone, PromotionRecord, ServiceType, WebUrl
+from garage_tools.store.partner_console import LeadFilter, Profile
+
+HEATS = {"hot": "Urgent", "warm": "Replacement", "cold": "Looking into it"}
+SERVICE_WORDS = {
+    ServiceType.REPAIR: "Repair",
+    ServiceType.MAINTENANCE: "Maintenance",
+    ServiceType.REPLACEMENT: "Replacement",
+    ServiceType.INSTALLATION: "Installation",
+}
+MAX_FIELDS = 20  # the promotion form: its own fields and a box per kind of work
+
+T = TypeVar("T")
+_PHONE: TypeAdapter[str] = TypeAdapter(Phone)
+_URL: TypeAdapter[str] = TypeAdapter(WebUrl)
+
+
+@dataclass
+class Checked(Generic[T]):
+    """A form read into `value`, or the problems to show beside each field (by field name)."""
+
+    value: T | None = None
+    problems: dict[str, str] = field(default_factory=dict)
+
+
+def _valid(adapter: TypeAdapter[str], text: str) -> bool:
+    try:
+        adapter.validate_python(text)
+    except ValidationError:
+        return False
+    return True
+
+
+def read_profile(form: dict[str, str]) -> Checked[Profile]:
+    """Phone, booking link (may be empty) and website, held to the directory's rules."""
+    phone, booking, website = (form.get(name, "").strip() for name in ("phone", "booking", "website"))
+    problems = {}
+    if not _valid(_PHONE, phone):
+        problems["phone"] = "Enter a phone number with 10 to 15 digits, such as (435) 555-0101."
+    if booking and not _valid(_URL, booking):
+        problems["booking"] = "Enter a web address starting with https://, or leave it empty."
+    if not _valid(_URL, website):
+        problems["website"] = "Enter a web address starting with https://, such as https://doors.example.com."
+    if problems:
+        return Checked(problems=problems)
+    return Checked(Profile(phone=phone, scheduler_url=booking or None, url=website))
+
+
+def new_promotion_id(partner_id: str) -> str:
+    """A fresh id for a partner's promotion: the partner's id and six random hex digits."""
+    return f"{partner_id[:56]}-{secrets.token_hex(3)}"
+
+
+AS_BEFORE = "as-before"  # the problem choice that keeps an imported offer's several issue keys
+
+
+def read_promotion(
+    form: dict[str, str], partner_id: str, promotion_id: str, issues: list[str], before: PromotionRecord | None = None
+) -> Checked[PromotionRecord]:
+    """A promotion of `partner_id` from the form; `issues` are the issue keys a promotion may name.
+
+    Changing an offer (`before`) keeps what the form does not show: an operator's region keys, and its
+    several issue keys unless another problem is chosen.
+    """
+    problems: dict[str, str] = {}
+    title = " ".join(form.get("title", "").split())
+    description = form.get("description", "").strip()
+    terms = form.get("terms", "").strip()
+    if not 1 <= len(title) <= 120:
+        problems["title"] = "Give the offer a title of 1 to 120 characters."
+    if not 1 <= len(description) <= 1000:
+        problems["description"] = "Describe the offer in 1 to 1000 characters."
+    if len(terms) > 2000:
+        problems["terms"] = "Keep the terms to 2000 characters."
+    kind = form.get("discount_type", "")
+    amount: float | None = None
+    with contextlib.suppress(ValueError):
+        amount = float(form.get("discount_value", "").strip().lstrip("$").rstrip("%"))
+    if kind not in {t.value for t in DiscountType}:
+        problems["discount_type"] = "Choose dollars off or percent off."
+    elif amount is None or not 0 < amount <= (100 if kind == DiscountType.PERCENT else 100_000):
+        limit = "100" if kind == DiscountType.PERCENT else "100000"
+        problems["discount_value"] = f"Enter a discount above 0 and at most {limit}."
+    dates: dict[str, date] = {}
+    for name in ("valid_from", "valid_until"):
+        try:
+            dates[name] = date.fromisoformat(form.get(name, ""))
+        except ValueError:
+            problems[name] = "Enter a date such as 2026-12-31."
+    if len(dates) == 2 and dates["valid_until"] < dates["valid_from"]:
+        problems["valid_until"] = "The last day cannot come before the first."
+    issue = form.get("issue", "")
+    issue_keys = [issue] if issue else []
+    if issue == AS_BEFORE and before is not None:
+        issue_keys = list(before.issue_keys)
+    elif issue and issue not in issues:
+        problems["issue"] = "Choose a problem from the list."
+    services = [service for service in ServiceType if form.get(f"service_{service.value}") == "on"]
+    if problems:
+        return Checked(problems=problems)
+    try:
+        record = PromotionRecord(
+            id=promotion_id,
+            partner_id=partner_id,
+            title=title,
+            description=description,
+            discount_type=DiscountType(kind),
+            discount_value=amount,
+            service_types=services,
+            issue_keys=issue_keys,
+            region_keys=list(before.region_keys) if before is not None else [],
+            valid_from=dates["valid_from"],
+            valid_until=dates["valid_until"],
+            terms=terms or None,
+        )
+    except ValidationError:
+        return Checked(problems={"title": "The offer could not be saved as written. Check each field."})
+    return Checked(record)
+
+
+def read_lead_filter(query: dict[str, str]) -> tuple[LeadFilter, dict[str, str]]:
+    """Which leads to list from the page's query (heat, from and to dates, both inclusive), and problems."""
+    problems: dict[str, str] = {}
+    heat = query.get("heat") or None
+    if heat is not None and heat not in HEATS:
+        problems["heat"] = "Choose how urgent from the list."
+        heat = None
+    bounds: dict[str, datetime | None] = {"from": None, "to": None}
+    for name in bounds:
+        text = query.get(name, "")
+        if not text:
+            continue
+        try:
+            day = date.fromisoformat(text)
+        except ValueError:
+            problems[name] = "Enter a date such as 2026-11-25."
+            continue
+        start = datetime.combine(day, time(), tzinfo=UTC)
+        bounds[name] = start if name == "from" else start + timedelta(days=1)
+    return LeadFilter(heat=heat, since=bounds["from"], until=bounds["to"]), problems
