@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from garage_tools.access.caller import Caller
 from garage_tools.access.challenge import ChallengeVerifier
 from garage_tools.access.keys import KeyCache, KeyService
+from garage_tools.access.oauth import OAuthService
 from garage_tools.access.ratelimit import RateLimiter
 from garage_tools.knowledge.loader import Knowledge, load_knowledge
 from garage_tools.knowledge.photos import PhotoLibrary, load_photo_library
@@ -23,6 +24,7 @@ from garage_tools.registry import ToolContext, ToolData
 from garage_tools.settings import Settings
 from garage_tools.store.api_keys import ApiKeyRepository
 from garage_tools.store.database import Database
+from garage_tools.store.oauth import OAuthRepository
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +35,7 @@ class Services:
     knowledge: Knowledge
     database: Database
     keys: KeyService
+    oauth: OAuthService  # OAuth 2.1 clients, grants and tokens for /mcp-pro
     limiter: RateLimiter
     challenge: ChallengeVerifier
     outbox: Outbox
@@ -88,6 +91,7 @@ def build_services(settings: Settings) -> Services:
         knowledge=load_knowledge(),
         database=database,
         keys=KeyService(ApiKeyRepository(database), KeyCache(ttl=settings.key_cache_seconds)),
+        oauth=OAuthService(OAuthRepository(database), KeyCache(ttl=settings.key_cache_seconds)),
         limiter=RateLimiter(shared),
         challenge=ChallengeVerifier.from_settings(settings),
         outbox=Outbox.from_settings(database, settings),
