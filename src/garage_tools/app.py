@@ -48,7 +48,7 @@ from garage_tools.web.inspection import inspection_routes
 from garage_tools.web.labs import lab_routes
 from garage_tools.web.pages import STATIC, render, wants_html
 from garage_tools.web.photos import photo_routes
-from garage_tools.web.portal import portal_routes
+from garage_tools.web.portal import connect, portal_routes
 from garage_tools.web.privacy import privacy_routes
 from garage_tools.web.styles import style_routes
 
@@ -175,7 +175,7 @@ def create_app(
         *style_routes(services, access, registry),
         *docs_routes(access, registry),
         *portal_routes(services, access, registry),
-        *oauth_routes(services.oauth, access),
+        *oauth_routes(services.oauth, access, connect.problem_page),
         *inspection_routes(services, access),
         *lab_routes(services, access),
         *photo_routes(services.photos),

@@ -325,6 +325,10 @@ def test_an_unknown_client_or_a_forged_consent_gets_nothing(server: LiveServer, 
     _, challenge = pkce()
     unknown = httpx.get(authorize_url(server, "no-such-client", challenge))
     assert unknown.status_code == 400 and "location" not in unknown.headers
+    assert unknown.json()["error"] == "invalid_request"  # an API client reads OAuth's error
+    page = person.client.get(authorize_url(server, "no-such-client", challenge), headers={"Accept": "text/html"})
+    assert page.status_code == 400 and "This app could not be connected" in page.text  # a person reads a page
+    assert "no-such-client" in page.text and "<script" not in page.text.split("<main", 1)[1]
     client_id = register(server).json()["client_id"]
     page = person.client.get(authorize_url(server, client_id, challenge), follow_redirects=True)
     forged = person.client.post(str(page.url), data={"csrf": "forged", "decision": "allow"})
@@ -333,3 +337,13 @@ def test_an_unknown_client_or_a_forged_consent_gets_nothing(server: LiveServer, 
     assert stranger.status_code == 403  # no session (and no cookie): refused
     guessed = token(server, grant_type="authorization_code", code="x", client_id=client_id, code_verifier="v" * 43)
     assert json.loads(guessed.text)["error"] == "invalid_grant"
+
+
+def test_a_client_revokes_its_own_tokens(server: LiveServer, person: Visitor) -> None:
+    grant = Grant(server, person)
+    tokens = grant.exchange().json()
+    assert pro_status(server, tokens["access_token"]) == 200
+    revoked = httpx.post(f"{server.url}/revoke", data={"token": tokens["refresh_token"], "client_id": grant.client_id})
+    assert revoked.status_code == 200, revoked.text
+    eventually_refused(server, tokens["access_token"])  # the whole grant went with its refresh token
+    assert grant.refresh(tokens["refresh_token"]).status_code == 400

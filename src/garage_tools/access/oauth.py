@@ -113,6 +113,7 @@ class AccessGrant:
     id: str
     email: str
     expires_at: datetime
+    client_id: str = ""
 
 
 class GrantCode(AuthorizationCode):
@@ -334,8 +335,9 @@ class OAuthService:
         found, grant = self.cache.get(token_hash)
         if not found:
             record = await self.repository.token(token_hash, ACCESS)
-            live = record is not None and record.grant.live and record.grant.email is not None
-            grant = AccessGrant(record.grant.id, record.grant.email or "", record.expires_at) if live else None  # type: ignore[union-attr]
+            grant = None
+            if record is not None and record.grant.live and record.grant.email is not None:
+                grant = AccessGrant(record.grant.id, record.grant.email, record.expires_at, record.grant.client_id)
             self.cache.put(token_hash, grant)
         if grant is None or grant.expires_at <= self.clock():
             return None
@@ -346,7 +348,20 @@ class OAuthService:
         if grant is None:
             return None
         expires = int(grant.expires_at.timestamp())
-        return AccessToken(token=token, client_id="", scopes=[SCOPE], expires_at=expires, subject=grant.email)
+        return AccessToken(
+            token=token, client_id=grant.client_id, scopes=[SCOPE], expires_at=expires, subject=grant.email
+        )
+
+    async def revoke_for(self, client_id: str, token: str) -> None:
+        """A client gives up an access or refresh token of its own (RFC 7009): its whole grant is revoked."""
+        if token.startswith(REFRESH_PREFIX) and len(token) <= MAX_ID + len(REFRESH_PREFIX):
+            record = await self.repository.token(secret_hash(token), REFRESH)
+            grant_id = record.grant.id if record and record.grant.client_id == client_id else None
+        else:
+            access = await self.verify(token)
+            grant_id = access.id if access and access.client_id == client_id else None
+        if grant_id is not None:
+            await self.revoke(grant_id)
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
         if isinstance(token, GrantRefreshToken):

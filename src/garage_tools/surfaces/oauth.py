@@ -15,11 +15,12 @@ which OAuth clients parse; the service's envelope is kept for refusals before OA
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl
 
+import orjson
 from mcp.server.auth.handlers.authorize import AuthorizationHandler
-from mcp.server.auth.handlers.revoke import RevocationHandler
 from mcp.server.auth.handlers.token import TokenHandler
 from mcp.server.auth.middleware.client_auth import ClientAuthenticator
 from mcp.server.auth.provider import RegistrationError
@@ -43,6 +44,8 @@ AUTHORIZATION_SERVER = "/.well-known/oauth-authorization-server"
 MAX_BODY = 8 * 1024  # a registration or token request is a few hundred bytes
 REGISTRATIONS_PER_IP = Policy.parse("oauth-register-ip", "20/hour")
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+#: A page telling a person why an authorization cannot go on (the pages live above this layer: app.py wires it).
+ProblemPage = Callable[[Request, str], Response]
 #: Metadata is the same for every caller of one host; it moves only with the operator's base URL.
 CACHED = {"Cache-Control": "public, max-age=300"}
 
@@ -53,9 +56,10 @@ def oauth_error(code: str, description: str, status: int = 400) -> Response:
 
 
 class OAuthEndpoints:
-    def __init__(self, oauth: OAuthService, access: Access) -> None:
+    def __init__(self, oauth: OAuthService, access: Access, problem_page: ProblemPage | None = None) -> None:
         self.oauth = oauth
         self.access = access
+        self.problem_page = problem_page
 
     def _base(self, request: Request) -> str:
         return self.access.base_url(request.scope)
@@ -118,8 +122,17 @@ class OAuthEndpoints:
         return json_response(information.model_dump(mode="json", exclude_none=True), 201, NO_STORE)
 
     async def authorize(self, request: Request) -> Response:
-        """Check the request (client, redirect URI, PKCE, scope, resource) and send the person to consent."""
-        return await AuthorizationHandler(self._service(request)).handle(request)
+        """Check the request (client, redirect URI, PKCE, scope, resource) and send the person to consent.
+
+        Errors go back to the app on its redirect URI once that is known to be the app's; before that (an
+        unknown app, a redirect URI it never registered) there is nobody to tell but the person, who gets a page.
+        """
+        response: Response = await AuthorizationHandler(self._service(request)).handle(request)
+        accept = RequestHeaders.of(request.scope).accept
+        if response.status_code != 400 or self.problem_page is None or "text/html" not in accept:
+            return response
+        problem = orjson.loads(response.body).get("error_description") or "the request is incomplete"
+        return self.problem_page(request, str(problem))
 
     async def token(self, request: Request) -> Response:
         """Swap a code (with its PKCE verifier) or a refresh token for fresh tokens bound to `/mcp-pro`."""
@@ -138,15 +151,18 @@ class OAuthEndpoints:
         return response
 
     async def revoke(self, request: Request) -> Response:
-        """RFC 7009: a client gives up its tokens (the whole grant goes with them)."""
+        """RFC 7009: a client gives up its tokens (the whole grant goes with them). Unknown tokens, and other
+        clients' tokens, are answered the same 200, so the answer tells nothing about them."""
         try:
             body = await self._body(request)
         except ServiceError as error:
             return error_response(error)
-        service = self._service(request)
-        handler = RevocationHandler(service, ClientAuthenticator(service))
-        response: Response = await handler.handle(Request(request.scope, replay(body, request.receive)))
-        return response
+        form = _form(body)
+        client = await self.oauth.get_client(str(form.get("client_id") or ""))
+        if client is None:
+            return oauth_error("invalid_client", "Send the client_id this server registered for the app.", 401)
+        await self.oauth.revoke_for(client.client_id, str(form.get("token") or ""))
+        return Response(status_code=200, headers=NO_STORE)
 
     async def _body(self, request: Request) -> bytes:
         return await self.access.read_body(request.receive, RequestHeaders.of(request.scope), MAX_BODY)
@@ -159,9 +175,9 @@ def _form(body: bytes) -> dict[str, Any]:
         return {}
 
 
-def oauth_routes(oauth: OAuthService, access: Access) -> list[BaseRoute]:
+def oauth_routes(oauth: OAuthService, access: Access, problem_page: ProblemPage | None = None) -> list[BaseRoute]:
     """The OAuth routes, for `create_app`'s route list."""
-    endpoints = OAuthEndpoints(oauth, access)
+    endpoints = OAuthEndpoints(oauth, access, problem_page)
     return [
         Route(PROTECTED_RESOURCE + RESOURCE_PATH, endpoints.resource_metadata, methods=["GET"]),
         Route(PROTECTED_RESOURCE, endpoints.resource_metadata, methods=["GET"]),

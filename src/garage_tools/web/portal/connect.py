@@ -38,6 +38,16 @@ def describe_destination(uri: str) -> str:
     return parts.hostname or parts.netloc
 
 
+def problem_page(request: Request, problem: str) -> Response:
+    """What a person sees when an app sent them to connect with a request that cannot go on."""
+    message = (
+        f"The app that sent you here made a request we cannot accept ({problem}). Go back to the app and connect "
+        "it again; if this keeps happening, remove the connection in the app and add it anew."
+    )
+    context = {"title": "This app could not be connected", "message": message}
+    return render(request, "portal/message.html", context, status=400, headers={"Cache-Control": "no-store"})
+
+
 def consent_page(request: Request, grant: GrantRecord, developer: Session) -> Response:
     origin = redirect_origin(grant.redirect_uri)
     headers = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
