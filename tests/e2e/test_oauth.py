@@ -197,7 +197,8 @@ async def test_sdk_oauth_client_signs_in_by_link_allows_and_calls_pro_tools(serv
         answers.append({name: values[0] for name, values in query.items()})
 
     async def callback_handler() -> AuthorizationCodeResult:
-        return AuthorizationCodeResult(code=answers[-1]["code"], state=answers[-1].get("state"))
+        answer = answers[-1]  # as a callback page reads the redirect, `iss` included (the SDK checks it)
+        return AuthorizationCodeResult(code=answer["code"], state=answer.get("state"), iss=answer.get("iss"))
 
     storage = MemoryStorage()
     auth = OAuthClientProvider(
@@ -306,6 +307,7 @@ def test_deny_returns_access_denied_and_the_request_cannot_be_answered_twice(
     _, challenge = pkce()
     answer = decide(person, authorize_url(server, client_id, challenge), "deny")
     assert redirect_query(answer)["error"] == "access_denied" and redirect_query(answer)["state"] == "st-1"
+    assert redirect_query(answer)["iss"] == server.url  # RFC 9207: which server answered
     page = person.client.get(urlsplit(answer.request.url.path).path)
     assert page.status_code == 400 and "expired or was already answered" in page.text
 

@@ -26,7 +26,8 @@ from garage_tools.store.oauth import OAuthRepository
 from tests.databases import migrate_to, throwaway_url
 from tests.fakes.clock import FakeClock
 
-RESOURCE = "https://doors.example.com/mcp-pro"
+ISSUER = "https://doors.example.com"
+RESOURCE = f"{ISSUER}/mcp-pro"
 REDIRECT = "http://127.0.0.1:4321/callback"
 EMAIL = "dev@example.com"
 
@@ -60,7 +61,7 @@ async def allowed_code(oauth: OAuthService, client: OAuthClientInformationFull) 
     path = await oauth.at(RESOURCE).authorize(client, params)
     grant = await oauth.pending(path.rsplit("/", 1)[1])
     assert grant is not None
-    target = await oauth.allow(grant, EMAIL)
+    target = await oauth.allow(grant, EMAIL, ISSUER)
     assert target is not None and target.startswith(REDIRECT + "?code=")
     return target.split("code=", 1)[1].split("&", 1)[0]
 
@@ -120,7 +121,7 @@ async def test_codes_and_pending_requests_expire(oauth: OAuthService, clock: Fak
     assert pending is not None and pending.resource == RESOURCE  # no indicator: bound to /mcp-pro all the same
     clock.advance(PENDING_LIFETIME.total_seconds())
     assert await oauth.pending(grant_id) is None
-    assert await oauth.allow(pending, EMAIL) is None
+    assert await oauth.allow(pending, EMAIL, ISSUER) is None
 
 
 async def test_a_revocation_elsewhere_takes_effect_within_the_cache_time(

@@ -221,21 +221,24 @@ class OAuthService:
             return None
         return grant
 
-    async def allow(self, grant: GrantRecord, email: str) -> str | None:
-        """The person allowed it: the client's redirect URI with a fresh code, or None if no longer pending."""
+    async def allow(self, grant: GrantRecord, email: str, issuer: str) -> str | None:
+        """The person allowed it: the client's redirect URI with a fresh code, or None if no longer pending.
+
+        `iss` names this server in the answer (RFC 9207), so a client talking to several cannot be fooled
+        into sending this code to another."""
         code = new_secret()
         if not await self.repository.decide(grant.id, email, NewToken(secret_hash(code), CODE, CODE_LIFETIME)):
             return None
         log.info("oauth: grant %s allowed for client %s", grant.id, grant.client_id)
-        return construct_redirect_uri(grant.redirect_uri, code=code, state=grant.state)
+        return construct_redirect_uri(grant.redirect_uri, code=code, state=grant.state, iss=issuer)
 
-    async def deny(self, grant: GrantRecord) -> str | None:
+    async def deny(self, grant: GrantRecord, issuer: str) -> str | None:
         """The person said no: the client's redirect URI with `access_denied`, or None if no longer pending."""
         if not await self.repository.decide(grant.id, None, None):
             return None
         description = "The person declined to connect this application."
         return construct_redirect_uri(
-            grant.redirect_uri, error="access_denied", error_description=description, state=grant.state
+            grant.redirect_uri, error="access_denied", error_description=description, state=grant.state, iss=issuer
         )
 
     # -- codes and tokens ---------------------------------------------------------------------------

@@ -96,6 +96,7 @@ class OAuthEndpoints:
                 "token_endpoint_auth_methods_supported": ["none"],
                 "revocation_endpoint_auth_methods_supported": ["none"],
                 "code_challenge_methods_supported": ["S256"],
+                "authorization_response_iss_parameter_supported": True,
                 "service_documentation": f"{base}/developers",
                 "client_id_metadata_document_supported": False,
             }

@@ -197,10 +197,11 @@ class Portal:
                 return RedirectResponse(f"/developers/sign-in?next={request.url.path}", status_code=303)
             return connect.consent_page(request, grant, developer)
         developer, form = await self._signed_in_form(request)
+        issuer = self._base_url(request)
         if form.get("decision") == "allow":
-            target = await self.oauth.allow(grant, developer.email)
+            target = await self.oauth.allow(grant, developer.email, issuer)
         else:
-            target = await self.oauth.deny(grant)
+            target = await self.oauth.deny(grant, issuer)
         if target is None:
             return _gone(request)
         return RedirectResponse(target, status_code=303, headers={"Referrer-Policy": "no-referrer", **NO_STORE})
