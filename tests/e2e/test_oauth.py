@@ -349,3 +349,13 @@ def test_a_client_revokes_its_own_tokens(server: LiveServer, person: Visitor) ->
     assert revoked.status_code == 200, revoked.text
     eventually_refused(server, tokens["access_token"])  # the whole grant went with its refresh token
     assert grant.refresh(tokens["refresh_token"]).status_code == 400
+
+
+def test_pkce_is_s256_only_and_required(server: LiveServer) -> None:
+    client_id = register(server).json()["client_id"]
+    _, challenge = pkce()
+    plain = httpx.get(authorize_url(server, client_id, challenge, code_challenge_method="plain"))
+    assert plain.status_code == 302 and redirect_query(plain)["error"] == "invalid_request"
+    url = authorize_url(server, client_id, challenge).replace(f"code_challenge={challenge}&", "")
+    missing = httpx.get(url)
+    assert missing.status_code == 302 and redirect_query(missing)["error"] == "invalid_request"
