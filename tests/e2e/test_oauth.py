@@ -359,3 +359,14 @@ def test_pkce_is_s256_only_and_required(server: LiveServer) -> None:
     url = authorize_url(server, client_id, challenge).replace(f"code_challenge={challenge}&", "")
     missing = httpx.get(url)
     assert missing.status_code == 302 and redirect_query(missing)["error"] == "invalid_request"
+
+
+def test_operators_list_and_revoke_connected_apps(server: LiveServer, person: Visitor) -> None:
+    tokens = Grant(server, person).exchange().json()
+    listing = server.cli("apps", "list").stdout
+    assert "Test Assistant" in listing and tokens["access_token"] not in listing
+    grant_id = listing.splitlines()[1].split()[0]  # the newest first
+    assert server.cli("apps", "revoke", grant_id).stdout.startswith(f"revoked {grant_id}")
+    eventually_refused(server, tokens["access_token"])  # another process: within the key cache time
+    assert grant_id not in server.cli("apps", "list").stdout
+    assert server.cli("apps", "revoke", "no-such-app", check=False).returncode != 0

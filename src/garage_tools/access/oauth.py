@@ -379,8 +379,8 @@ class OAuthService:
 
     # -- connected apps -----------------------------------------------------------------------------
 
-    async def connected(self, email: str) -> list[GrantRecord]:
-        """The applications `email` has connected and not revoked, newest first."""
+    async def connected(self, email: str | None) -> list[GrantRecord]:
+        """The applications `email` (everyone: None) has connected and not revoked, newest first."""
         return await self.repository.connected(email)
 
     async def revoke(self, grant_id: str, email: str | None = None) -> GrantRecord | None:

@@ -234,15 +234,18 @@ class OAuthRepository:
                 row.revoked_at = self.clock()
             return _grant(row)
 
-    async def connected(self, email: str) -> list[GrantRecord]:
-        """The live grants of `email` with their clients' names, newest first."""
+    async def connected(self, email: str | None) -> list[GrantRecord]:
+        """The live grants of `email` (everyone's: None) with their clients' names, newest first."""
+        query = (
+            select(OAuthGrant, OAuthClient.name)
+            .join(OAuthClient, OAuthClient.id == OAuthGrant.client_id)
+            .where(OAuthGrant.allowed_at.is_not(None), OAuthGrant.revoked_at.is_(None))
+            .order_by(OAuthGrant.allowed_at.desc(), OAuthGrant.id)
+        )
+        if email is not None:
+            query = query.where(OAuthGrant.email == email)
         async with self._db.session() as session:
-            rows = await session.execute(
-                select(OAuthGrant, OAuthClient.name)
-                .join(OAuthClient, OAuthClient.id == OAuthGrant.client_id)
-                .where(OAuthGrant.email == email, OAuthGrant.allowed_at.is_not(None), OAuthGrant.revoked_at.is_(None))
-                .order_by(OAuthGrant.allowed_at.desc(), OAuthGrant.id)
-            )
+            rows = await session.execute(query)
             return [_grant(grant, name) for grant, name in rows.all()]
 
     def _token_row(self, grant_id: str, token: NewToken, now: datetime) -> OAuthToken:
