@@ -9,9 +9,9 @@
 This module only translates HTTP: the rules are `access/oauth.py`, the person's part (sign-in and consent)
 is the portal's (`web/portal/connect.py`). The SDK's authorize and token handlers run over our `OAuthService`
 (registration and revocation are ours: the SDK's assume confidential clients); bodies are read first through
-the access policy's bounded reader, as every body is. Errors
-here answer in OAuth's own shape (`{"error": "invalid_grant", "error_description": …}`, RFC 6749 §5.2),
-which OAuth clients parse; the service's envelope is kept for refusals before OAuth (too large, too many).
+the access policy's bounded reader, as every body is. Errors here answer in OAuth's own shape
+(`{"error": "invalid_grant", "error_description": …}`, RFC 6749 §5.2), which OAuth clients parse; the
+service's envelope is kept for refusals before OAuth (too large, too slow, too many).
 """
 
 from __future__ import annotations
