@@ -36,6 +36,7 @@ from garage_tools.surfaces.discovery import Discovery
 from garage_tools.surfaces.front import Service, unexpected_error
 from garage_tools.surfaces.gate import McpGate, RestGate
 from garage_tools.surfaces.mcp import McpServers
+from garage_tools.surfaces.oauth import oauth_routes
 from garage_tools.surfaces.responses import error_response, send_error
 from garage_tools.surfaces.rest import RestSurface
 from garage_tools.surfaces.scrape import MetricsEndpoint
@@ -48,7 +49,7 @@ from garage_tools.web.labs import lab_routes
 from garage_tools.web.pages import STATIC, render, wants_html
 from garage_tools.web.partners import partner_routes
 from garage_tools.web.photos import photo_routes
-from garage_tools.web.portal import portal_routes
+from garage_tools.web.portal import connect, portal_routes
 from garage_tools.web.privacy import privacy_routes
 from garage_tools.web.styles import style_routes
 from garage_tools.web.tool_page import ToolPages
@@ -102,6 +103,7 @@ def build_access(services: Services, registry: Registry) -> Access:
     origins = OriginPolicy.from_settings(settings)
     return Access(
         keys=services.keys,
+        apps=services.oauth,
         limiter=services.limiter,
         limits=Limits.build(
             {tool.name: tool.usage_cap for tool in registry if tool.usage_cap is not None},
@@ -176,6 +178,7 @@ def create_app(
         *style_routes(services, access, registry),
         *docs_routes(access, registry),
         *portal_routes(services, access, registry),
+        *oauth_routes(services.oauth, access, connect.problem_page),
         *inspection_routes(services, access),
         *partner_routes(services, access),
         *lab_routes(services, access),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from garage_tools.access.caller import Caller
 from garage_tools.access.challenge import ChallengeVerifier
@@ -23,6 +24,9 @@ from garage_tools.registry import ToolContext, ToolData
 from garage_tools.settings import Settings
 from garage_tools.store.api_keys import ApiKeyRepository
 from garage_tools.store.database import Database
+
+if TYPE_CHECKING:
+    from garage_tools.access.oauth import OAuthService
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +57,15 @@ class Services:
             models=build_models(self.settings),
             photos=self.photos,
         )
+
+    @functools.cached_property
+    def oauth(self) -> OAuthService:
+        """OAuth 2.1 clients, grants and tokens for /mcp-pro, built on first use: it loads the MCP SDK's auth
+        models, which the commands that do not serve should not pay for at start-up."""
+        from garage_tools.access.oauth import OAuthService
+        from garage_tools.store.oauth import OAuthRepository
+
+        return OAuthService(OAuthRepository(self.database), KeyCache(ttl=self.settings.key_cache_seconds))
 
     def tool_context(self, caller: Caller, base_url: str, idempotency_key: str | None = None) -> ToolContext:
         """The context a handler runs with: built here, the one place, for every surface and the CLI."""

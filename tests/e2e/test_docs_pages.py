@@ -139,6 +139,7 @@ def test_privacy_page_says_what_is_stored(api: httpx.Client) -> None:
         "Inspections are kept for 730 days, then deleted, and leads for 365 days.",
         "deleted 30 days later",
         "Deleting your data",
+        "A connected app is deleted once you disconnect it, or once it has gone unused for 90 days.",
     ):
         assert fact in text, fact
     assert "are not stored or shared" not in text  # what the page said before leads and inspections existed

@@ -25,6 +25,9 @@ from garage_tools.store.models import (
     InspectionRecord,
     LeadEvent,
     LoginToken,
+    OAuthClient,
+    OAuthGrant,
+    OAuthToken,
     OutboxMessage,
     PortalSession,
 )
@@ -84,6 +87,29 @@ def mail(status: str, age: timedelta, to: str = "jo@example.com") -> OutboxMessa
     )
 
 
+def grant(
+    grant_id: str, email: str | None, *, allowed: bool = False, revoked: bool = False, expires: datetime = NOW - DAY
+) -> OAuthGrant:
+    return OAuthGrant(
+        id=grant_id,
+        client_id="app",
+        email=email,
+        redirect_uri="http://127.0.0.1:9/cb",
+        redirect_uri_explicit=True,
+        code_challenge="c" * 43,
+        scope="pro",
+        resource="https://doors.example.com/mcp-pro",
+        created_at=NOW - 100 * DAY,
+        expires_at=expires,
+        allowed_at=NOW - 100 * DAY if allowed else None,
+        revoked_at=NOW - DAY if revoked else None,
+    )
+
+
+def app_token(digit: str, grant_id: str, expires: datetime) -> OAuthToken:
+    return OAuthToken(token_hash=digit * 64, grant_id=grant_id, kind="access", created_at=NOW - DAY, expires_at=expires)
+
+
 async def fill(database: Database) -> None:
     """Something on each side of every period, and one person's data all over."""
     rows: list[Any] = [
@@ -105,6 +131,16 @@ async def fill(database: Database) -> None:
         mail("sent", 40 * DAY, to="sam@example.com"),
         ApiKey(id="k1", owner_email="jo@example.com", name="laptop", secret_hash="e" * 64, created_at=NOW - DAY),
         Developer(email="jo@example.com", created_at=NOW - DAY, last_sign_in_at=NOW - DAY),
+        OAuthClient(id="app", name="Assistant", redirect_uris=[], document={}, created_at=NOW - 100 * DAY),
+        grant("live", "jo@example.com", allowed=True),
+        grant("revoked", "jo@example.com", allowed=True, revoked=True),
+        grant("unused", "jo@example.com", allowed=True),
+        grant("expired-request", None),
+        grant("waiting", None, expires=NOW + DAY),
+        app_token("1", "live", NOW - DAY),  # an access token that expired
+        app_token("2", "live", NOW + 80 * DAY),  # its refresh token
+        app_token("3", "revoked", NOW + 80 * DAY),
+        app_token("4", "unused", NOW - DAY),
     ]
     async with database.session() as session, session.begin():
         session.add_all(rows)
@@ -127,6 +163,8 @@ async def test_purge_deletes_what_is_past_its_retention_and_nothing_else(databas
         "sign_in_links": 1,
         "portal_sessions": 1,
         "emails": 3,
+        "app_tokens": 3,  # an expired access token, and the tokens of the revoked and the unused grant
+        "connected_apps": 3,  # revoked, expired while waiting for the person, unused past its refresh token
     }
     assert dry.counts == done.counts == expected and done.reports_unlinked == 1
     assert await remaining(database, InspectionRecord, InspectionRecord.id) == [
@@ -148,6 +186,8 @@ async def test_purge_deletes_what_is_past_its_retention_and_nothing_else(databas
     assert await remaining(database, LoginToken, LoginToken.token_hash) == ["b" * 64]
     assert await remaining(database, PortalSession, PortalSession.id_hash) == ["d" * 64]
     assert await remaining(database, ApiKey, ApiKey.id) == ["k1"]  # kept while their owner has them
+    assert await remaining(database, OAuthGrant, OAuthGrant.id) == ["live", "waiting"]
+    assert await remaining(database, OAuthToken, OAuthToken.token_hash) == ["2" * 64]
 
     again = await purge(database, RETENTION, clock=lambda: NOW)
     assert again.total == 0 and again.reports_unlinked == 0
@@ -162,6 +202,8 @@ async def test_forget_deletes_one_persons_data_and_leaves_the_rest(database: Dat
         "sign_in_links": 2,
         "portal_sessions": 2,
         "emails": 4,
+        "app_tokens": 4,
+        "connected_apps": 3,
         "api_keys": 1,
         "developer_accounts": 1,
     }
@@ -185,7 +227,15 @@ async def test_the_data_purge_command_prints_what_it_deleted(kind: str, tmp_path
             # Relative to now, since the command reads the clock: move the filled rows into the present.
             shift = datetime.now(UTC) - NOW
             async with database.session() as session, session.begin():
-                for model in (InspectionRecord, LeadEvent, LoginToken, PortalSession, OutboxMessage):
+                for model in (
+                    InspectionRecord,
+                    LeadEvent,
+                    LoginToken,
+                    PortalSession,
+                    OutboxMessage,
+                    OAuthGrant,
+                    OAuthToken,
+                ):
                     for row in (await session.scalars(select(model))).all():
                         for column in ("created_at", "expires_at"):
                             if hasattr(row, column):
@@ -210,6 +260,8 @@ async def test_the_data_purge_command_prints_what_it_deleted(kind: str, tmp_path
                 "deleted 1 sign-in links",
                 "deleted 1 portal sessions",
                 "deleted 3 e-mails",
+                "deleted 3 app codes and tokens",
+                "deleted 3 connected apps",
                 "unlinked 1 leads from those reports",
             ]
             assert len(await remaining(database, LeadEvent, LeadEvent.id)) == 2

@@ -1,4 +1,5 @@
-"""The `Authorization` header becomes a tier: a valid key means pro, no key public, anything else an error."""
+"""The `Authorization` header becomes a tier: a valid key (or OAuth access token) means pro, no key public,
+anything else an error."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from dataclasses import dataclass
 
 from garage_tools.access.caller import Tier
 from garage_tools.access.keys import PREFIX, KeyService
+from garage_tools.access.oauth import ACCESS_PREFIX, RESOURCE_PATH, OAuthService
 from garage_tools.errors import InvalidHeader, InvalidKey, ServiceError, ServiceUnavailable
 
 
@@ -14,6 +16,7 @@ class Credentials:
     tier: Tier
     key_id: str | None = None
     error: ServiceError | None = None
+    only_on: str | None = None  # the one endpoint an OAuth access token is bound to (RFC 8707)
 
 
 ANONYMOUS = Credentials(tier=Tier.PUBLIC)
@@ -29,8 +32,8 @@ def bearer_token(authorization: str | None) -> str | None:
     return token.strip()
 
 
-async def authenticate(authorization: list[str], keys: KeyService) -> Credentials:
-    """The credentials an `Authorization` header list carries.
+async def authenticate(authorization: list[str], keys: KeyService, apps: OAuthService | None = None) -> Credentials:
+    """The credentials an `Authorization` header list carries: an API key, or an OAuth access token of `apps`.
 
     Two headers are refused: RFC 9110 forbids repeating a singleton header, and servers that
     pick different ones (the first, the last) let one request mean two callers.
@@ -43,6 +46,8 @@ async def authenticate(authorization: list[str], keys: KeyService) -> Credential
     token = bearer_token(authorization[0] if authorization else None)
     if token is None:
         return ANONYMOUS
+    if apps is not None and token.startswith(ACCESS_PREFIX):
+        return await _access_token(token, apps)
     try:
         record = await keys.verify(token) if token else None
     except ServiceUnavailable as outage:
@@ -60,3 +65,19 @@ async def authenticate(authorization: list[str], keys: KeyService) -> Credential
         )
         return Credentials(tier=Tier.PUBLIC, error=InvalidKey(hint))
     return Credentials(tier=Tier.PRO, key_id=record.id)
+
+
+async def _access_token(token: str, apps: OAuthService) -> Credentials:
+    """An OAuth access token: the developer's pro identity, as a key is, on the endpoint it was issued for."""
+    try:
+        grant = await apps.verify(token)
+    except ServiceUnavailable as outage:
+        error = ServiceUnavailable(
+            "Access tokens cannot be checked right now because the store is unreachable; retry shortly.",
+            retry_after=int(outage.headers.get("Retry-After", "5")),
+        )
+        return Credentials(tier=Tier.PUBLIC, error=error)
+    if grant is None:
+        hint = "The access token is not valid, has expired or was revoked: refresh it, or connect the app again."
+        return Credentials(tier=Tier.PUBLIC, error=InvalidKey(hint))
+    return Credentials(tier=Tier.PRO, key_id=f"oauth:{grant.id}", only_on=RESOURCE_PATH)

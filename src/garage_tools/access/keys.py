@@ -20,6 +20,7 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
 
 from garage_tools.errors import ServiceUnavailable
 from garage_tools.store.api_keys import LAST_USED_RESOLUTION, ApiKeyRepository, KeyRecord
@@ -80,8 +81,19 @@ class IssuedKey:
     plaintext: str
 
 
-class KeyCache:
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+R = TypeVar("R", bound=_Identified)
+
+
+class KeyCache(Generic[R]):
     """Recently read key records (and recent misses) by key hash, for `ttl` seconds, at most `size` of them.
+
+    The same cache holds OAuth access tokens' grants (`access/oauth.py`), so both credentials of the pro tier
+    are looked up, and revoked, on the same terms.
 
     Reading the store on every keyed call made a pro call about 7x dearer than an anonymous one.
     A revocation made in another process takes effect here within `ttl` seconds; one made
@@ -92,16 +104,16 @@ class KeyCache:
         self.ttl = ttl
         self.size = size
         self.clock = clock
-        self._entries: OrderedDict[str, tuple[float, KeyRecord | None]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[float, R | None]] = OrderedDict()
 
-    def get(self, key_hash: str) -> tuple[bool, KeyRecord | None]:
+    def get(self, key_hash: str) -> tuple[bool, R | None]:
         """(found, record): found is False when the hash is not cached or its entry has expired."""
         entry = self._entries.get(key_hash)
         if entry is None or entry[0] <= self.clock():
             return False, None
         return True, entry[1]
 
-    def put(self, key_hash: str, record: KeyRecord | None) -> None:
+    def put(self, key_hash: str, record: R | None) -> None:
         if self.ttl <= 0:
             return
         self._entries[key_hash] = (self.clock() + self.ttl, record)
@@ -110,7 +122,7 @@ class KeyCache:
             self._entries.popitem(last=False)
 
     def forget(self, key_id: str) -> None:
-        """Drop the cached record of key `key_id` (a revocation is rare: a scan is fine)."""
+        """Drop the cached records with id `key_id` (a revocation is rare: a scan is fine)."""
         for key_hash in [h for h, (_, record) in self._entries.items() if record is not None and record.id == key_id]:
             del self._entries[key_hash]
 
@@ -118,7 +130,7 @@ class KeyCache:
 class KeyService:
     """Issue, list, revoke and verify keys on top of the repository."""
 
-    def __init__(self, repository: ApiKeyRepository, cache: KeyCache | None = None) -> None:
+    def __init__(self, repository: ApiKeyRepository, cache: KeyCache[KeyRecord] | None = None) -> None:
         self.repository = repository
         self.cache = cache or KeyCache(ttl=0)
         self._touched: dict[str, float] = {}

@@ -17,6 +17,7 @@ from garage_tools.access.client_ip import ClientAddressResolver, rate_limit_part
 from garage_tools.access.credentials import ANONYMOUS, Credentials, authenticate, bearer_token
 from garage_tools.access.keys import KeyService
 from garage_tools.access.limits import Limits
+from garage_tools.access.oauth import OAuthService
 from garage_tools.access.origins import OriginPolicy, origin_of
 from garage_tools.access.ratelimit import Decision, Policy, RateLimiter
 from garage_tools.errors import InvalidKey, RateLimited
@@ -32,6 +33,7 @@ class Access:
         self,
         *,
         keys: KeyService,
+        apps: OAuthService,
         limiter: RateLimiter,
         limits: Limits,
         challenge: ChallengeVerifier,
@@ -41,6 +43,7 @@ class Access:
         body_timeout: float,
     ) -> None:
         self.keys = keys
+        self.apps = apps
         self.limiter = limiter
         self.limits = limits
         self.challenge = challenge
@@ -59,6 +62,12 @@ class Access:
         ip = self.addresses.resolve(scope, headers)
         partition = rate_limit_partition(ip)
         credentials = await self._credentials(headers, partition)
+        if credentials.only_on is not None and f"/{surface}" != credentials.only_on:
+            message = (
+                f"This access token was issued for {credentials.only_on} only (the OAuth resource it names). "
+                "Elsewhere, send an API key: 'Authorization: Bearer svc_live_…'."
+            )
+            credentials = Credentials(tier=Tier.PUBLIC, error=InvalidKey(message))
         return Caller(
             tier=credentials.tier,
             surface=surface,
@@ -79,7 +88,8 @@ class Access:
         if not headers.authorization:
             return ANONYMOUS
         tokens = [bearer_token(value) for value in headers.authorization]
-        lookup = len(tokens) == 1 and bool(tokens[0]) and not self.keys.is_cached(tokens[0] or "")
+        token = (tokens[0] or "") if len(tokens) == 1 else ""
+        lookup = bool(token) and not (self.keys.is_cached(token) and self.apps.is_cached(token))
         if lookup:
             budget = await self.limiter.peek(partition, [self.limits.auth_failures])
             if not budget.allowed:
@@ -89,7 +99,7 @@ class Access:
                     headers={"Retry-After": str(budget.retry_after)},
                 )
                 return Credentials(tier=Tier.PUBLIC, error=error)
-        credentials = await authenticate(headers.authorization, self.keys)
+        credentials = await authenticate(headers.authorization, self.keys, self.apps)
         if lookup and isinstance(credentials.error, InvalidKey):
             await self.limiter.check(partition, [self.limits.auth_failures])
         return credentials

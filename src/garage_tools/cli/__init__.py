@@ -1,4 +1,4 @@
-"""The `garage-tools` command: serve, call a tool, and the operator's hands on keys, the database, mail,
+"""The `garage-tools` command: serve, call a tool, and the operator's hands on keys, connected apps, the database, mail,
 the partner directory, the data files and the labs.
 
 One module per command group, and each imports what it uses inside its commands: listing the commands
@@ -17,6 +17,7 @@ from garage_tools import __version__
 
 #: Each command, and the module of this package that defines it under the same name.
 COMMANDS = {
+    "apps": "apps",
     "call": "call",
     "data": "data",
     "db": "db",

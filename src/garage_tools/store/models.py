@@ -257,3 +257,58 @@ class LeadEvent(Base):
     report_id: Mapped[str | None] = mapped_column(String(32), index=True, default=None)
     contact_name: Mapped[str | None] = mapped_column(String(100), default=None)
     contact_email: Mapped[str | None] = mapped_column(String(320), default=None)
+
+
+class OAuthClient(Base):
+    """An application that registered itself for OAuth (RFC 7591): a public client, no secret.
+
+    `document` is the registration as we answered it, so the client reads back what it registered.
+    """
+
+    __tablename__ = "oauth_clients"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    redirect_uris: Mapped[list[str]] = mapped_column(JSON)
+    document: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class OAuthGrant(Base):
+    """One authorization: pending until the person allows it, then a connected app and its token family.
+
+    Its id is public (the consent page's address, the dashboard's revoke button); revoking it ends every
+    code and token issued under it. `expires_at` bounds how long the request waits for a decision.
+    """
+
+    __tablename__ = "oauth_grants"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    client_id: Mapped[str] = mapped_column(String(64), index=True)
+    email: Mapped[str | None] = mapped_column(String(320), index=True, default=None)
+    redirect_uri: Mapped[str] = mapped_column(String(2000))
+    redirect_uri_explicit: Mapped[bool] = mapped_column(Boolean)
+    code_challenge: Mapped[str] = mapped_column(String(128))
+    state: Mapped[str | None] = mapped_column(Text, default=None)
+    scope: Mapped[str] = mapped_column(String(100))
+    resource: Mapped[str] = mapped_column(String(500))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    allowed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+
+
+class OAuthToken(Base):
+    """An authorization code, access token or refresh token of a grant; only its SHA-256 is stored.
+
+    `used_at` marks a spent code or a rotated refresh token: presenting one again revokes the grant.
+    """
+
+    __tablename__ = "oauth_tokens"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    grant_id: Mapped[str] = mapped_column(String(32), ForeignKey("oauth_grants.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)

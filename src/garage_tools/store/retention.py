@@ -7,10 +7,12 @@ operator's scheduler. What goes:
   answers and notes they hold); a lead that pointed at one keeps its row but loses the report id;
 - leads older than the leads period, contact details and all;
 - sign-in links and portal sessions once they have expired;
+- connected apps (OAuth grants) once revoked, once unused past their refresh token's lifetime, or, never
+  allowed, once the request expired; codes and tokens once they have expired or their grant goes;
 - e-mail the outbox delivered (or gave up on) longer ago than the mail period. Mail still waiting to go
   is never purged.
 
-API keys and developer accounts stay while their owner has them; `forget` removes them on request. Both
+API keys, connected apps and developer accounts stay while their owner has them; `forget` removes them on request. Both
 work in one transaction, so a run that fails part-way deletes nothing.
 """
 
@@ -31,6 +33,8 @@ from garage_tools.store.models import (
     InspectionRecord,
     LeadEvent,
     LoginToken,
+    OAuthGrant,
+    OAuthToken,
     OutboxMessage,
     PortalSession,
 )
@@ -55,6 +59,8 @@ KINDS = {
     "sign_in_links": "sign-in links",
     "portal_sessions": "portal sessions",
     "emails": "e-mails",
+    "app_tokens": "app codes and tokens",
+    "connected_apps": "connected apps",
     "api_keys": "API keys",
     "developer_accounts": "developer accounts",
 }
@@ -121,6 +127,25 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def _finished_grants(now: datetime) -> ColumnElement[bool]:
+    """Grants that can open nothing any more: revoked, never allowed in time, or without a live token."""
+    live = select(OAuthToken.grant_id).where(OAuthToken.expires_at > now)
+    return (
+        OAuthGrant.revoked_at.is_not(None)
+        | (OAuthGrant.allowed_at.is_(None) & (OAuthGrant.expires_at <= now))
+        | (OAuthGrant.allowed_at.is_not(None) & OAuthGrant.id.not_in(live))
+    )
+
+
+def _app_targets(grants: ColumnElement[bool], tokens: ColumnElement[bool] | None = None) -> list[_Target]:
+    """The grants `grants` selects and their tokens (with any `tokens` selects besides), tokens first."""
+    of_grants = OAuthToken.grant_id.in_(select(OAuthGrant.id).where(grants))
+    return [
+        _Target("app_tokens", _table(OAuthToken), of_grants if tokens is None else of_grants | tokens),
+        _Target("connected_apps", _table(OAuthGrant), grants),
+    ]
+
+
 async def purge(database: Database, retention: Retention, *, dry_run: bool = False, clock: Clock = utc_now) -> Deleted:
     """Delete everything past its retention (see the module docstring); what was deleted."""
     now = clock()
@@ -137,6 +162,7 @@ async def purge(database: Database, retention: Retention, *, dry_run: bool = Fal
             _table(OutboxMessage),
             OutboxMessage.status.in_(FINISHED_MAIL) & (OutboxMessage.created_at < now - retention.mail),
         ),
+        *_app_targets(_finished_grants(now), OAuthToken.expires_at <= now),
     ]
     async with database.session() as session, session.begin():
         unlinked = await _unlink_reports(session, old_reports.scalar_subquery(), dry_run)
@@ -157,6 +183,7 @@ async def forget(database: Database, email: str, *, dry_run: bool = False) -> De
         _Target("sign_in_links", _table(LoginToken), LoginToken.email == address),
         _Target("portal_sessions", _table(PortalSession), PortalSession.email == address),
         _Target("emails", _table(OutboxMessage), OutboxMessage.to_address == address),
+        *_app_targets(OAuthGrant.email == address),
         _Target("api_keys", _table(ApiKey), ApiKey.owner_email == address),
         _Target("developer_accounts", _table(Developer), Developer.email == address),
     ]

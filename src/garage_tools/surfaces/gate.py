@@ -32,6 +32,7 @@ from starlette.types import Receive, Scope, Send
 
 from garage_tools.access.caller import Caller
 from garage_tools.access.challenge import CHALLENGE_FIELD, MAX_TOKEN_LENGTH
+from garage_tools.access.oauth import SCOPE, resource_metadata_url
 from garage_tools.access.policy import Access
 from garage_tools.access.ratelimit import Decision
 from garage_tools.errors import (
@@ -102,14 +103,14 @@ class Gate:
         try:
             request = await self._admit(scope, receive)
         except ServiceError as error:
-            await self.send_error(self.refusal(error), send)
+            await self.send_error(self.refusal(error, scope), send)
             return
         except ClientDisconnect:
             return
         await self.surface(request, send)
         await _give_back_unsettled(request.caller)
 
-    def refusal(self, error: ServiceError) -> ServiceError:
+    def refusal(self, error: ServiceError, scope: Scope) -> ServiceError:
         """The error as this gate sends it."""
         return error
 
@@ -172,9 +173,15 @@ class McpGate(Gate):
         #: The most a message may carry when its `Mcp-Name` header names no tool: the largest tool's arguments.
         self.body_limit = max((t.max_body_bytes for t in registry), default=DEFAULT_MAX_BODY_BYTES) + MCP_ENVELOPE_BYTES
 
-    def refusal(self, error: ServiceError) -> ServiceError:
+    def refusal(self, error: ServiceError, scope: Scope) -> ServiceError:
+        """On `/mcp-pro`, a 401 names where to authorize (RFC 9728 §5.1), and says `invalid_token` only when a
+        token was sent (RFC 6750 §3.1: a request without one gets no error code)."""
         if self.pro and error.status == 401:
-            error.headers["WWW-Authenticate"] = 'Bearer realm="garage-tools", error="invalid_token"'
+            metadata = resource_metadata_url(self.access.base_url(scope))
+            challenge = f'Bearer resource_metadata="{metadata}", scope="{SCOPE}"'
+            if RequestHeaders.of(scope).authorization:
+                challenge += ', error="invalid_token"'
+            error.headers["WWW-Authenticate"] = challenge
         return error
 
     async def _admit(self, scope: Scope, receive: Receive) -> Admitted:
@@ -202,8 +209,8 @@ class McpGate(Gate):
             caller.refuse_bad_credential()
             if caller.key_id is None:
                 raise InvalidKey(
-                    "This endpoint needs an API key: send 'Authorization: Bearer svc_live_…'. "
-                    "Use /mcp for anonymous access."
+                    "This endpoint needs an API key (send 'Authorization: Bearer svc_live_…') or an OAuth access "
+                    "token (see WWW-Authenticate). Use /mcp for anonymous access."
                 )
         if headers.content_type is None or not is_json_media_type(headers.content_type):
             raise UnsupportedMediaType("Send MCP messages as JSON with 'Content-Type: application/json'.")

@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from garage_tools.access.oauth import REFRESH_LIFETIME
 from garage_tools.settings import Settings
 from garage_tools.web.pages import render
 from garage_tools.web.signin import LINK_LIFETIME, SESSION_LIFETIME
@@ -31,6 +32,7 @@ def privacy_facts(settings: Settings) -> dict[str, Any]:
         "mail_days": settings.retention_mail_days,
         "link_minutes": int(LINK_LIFETIME.total_seconds() // 60),
         "session_days": SESSION_LIFETIME.days,
+        "app_days": REFRESH_LIFETIME.days,
         "contact": settings.privacy_contact,
         "language_model_host": _host(settings.llm_base_url) if settings.llm_provider != "none" else None,
         "vision_model_host": _host(settings.vision_base_url) if vision != "none" else None,

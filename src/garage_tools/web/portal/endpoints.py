@@ -1,4 +1,4 @@
-"""The developer portal's pages at `/developers`: landing, sign-in, the key dashboard.
+"""The developer portal's pages at `/developers`: landing, sign-in, the key dashboard, connecting apps.
 
 Handlers only translate between forms and the services: sign-in, sessions and CSRF tokens live in
 `sessions.py`, reading and checking forms in `forms.py`, keys in `access.keys`. Cookies are scoped to
@@ -18,6 +18,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from garage_tools.access.keys import IssuedKey
+from garage_tools.access.oauth import CONSENT_PATH
 from garage_tools.access.policy import Access
 from garage_tools.access.tokens import tokens_match
 from garage_tools.errors import ServiceError
@@ -28,6 +29,7 @@ from garage_tools.services import Services
 from garage_tools.store.portal import PortalRepository
 from garage_tools.web.forms import FORGED, DoubleSubmit, Refused, check_origin, read_form
 from garage_tools.web.pages import render
+from garage_tools.web.portal import connect
 from garage_tools.web.portal.forms import MAX_KEY_NAME, clean_key_name
 from garage_tools.web.portal.mail import magic_link_mail
 from garage_tools.web.portal.tiers import describe_tiers
@@ -69,6 +71,7 @@ def _page(handler: Handler) -> Handler:
 class Portal:
     def __init__(self, services: Services, access: Access, registry: Registry) -> None:
         self.keys = services.keys
+        self.oauth = services.oauth
         self.access = access
         self.sign_in = SignIn(PortalRepository(services.database), services.limiter, services.outbox)
         self.tiers = describe_tiers(access.limits, registry)
@@ -144,6 +147,8 @@ class Portal:
             return RedirectResponse("/developers/sign-in", status_code=303)
         revoked = request.query_params.get("revoked", "")
         notice = f"Key {revoked} is revoked: it no longer works anywhere." if _KEY_ID.match(revoked) else None
+        if request.query_params.get("disconnected"):
+            notice = connect.DISCONNECTED
         return await self._dashboard(request, developer, notice=notice)
 
     @_page
@@ -178,6 +183,37 @@ class Portal:
         self._delete_cookie(request, response, SESSION_COOKIE)
         return response
 
+    # -- connecting apps (OAuth: the protocol is surfaces/oauth.py) ---------------------------------
+
+    @_page
+    async def consent(self, request: Request) -> Response:
+        """The person's part of an authorization: sign in first if needed, then Allow or Deny (POST)."""
+        grant = await self.oauth.pending(request.path_params["grant_id"])
+        if grant is None:
+            return _gone(request)
+        if request.method == "GET":
+            developer = await self._developer(request)
+            if developer is None:
+                return RedirectResponse(f"/developers/sign-in?next={request.url.path}", status_code=303)
+            return connect.consent_page(request, grant, developer)
+        developer, form = await self._signed_in_form(request)
+        issuer = self._base_url(request)
+        if form.get("decision") == "allow":
+            target = await self.oauth.allow(grant, developer.email, issuer)
+        else:
+            target = await self.oauth.deny(grant, issuer)
+        if target is None:
+            return _gone(request)
+        return RedirectResponse(target, status_code=303, headers={"Referrer-Policy": "no-referrer", **NO_STORE})
+
+    @_page
+    async def disconnect(self, request: Request) -> Response:
+        developer, _ = await self._signed_in_form(request)
+        record = await self.oauth.revoke(request.path_params["grant_id"], email=developer.email)
+        if record is None:
+            return await self._dashboard(request, developer, error="There is no such app among yours.", status=404)
+        return RedirectResponse("/developers/dashboard?disconnected=1#apps", status_code=303)
+
     # -- helpers ----------------------------------------------------------------------------------
 
     async def _dashboard(
@@ -197,6 +233,7 @@ class Portal:
             "active": sum(key.active for key in keys),
             "max_active": MAX_ACTIVE_KEYS,
             "new_key": new_key,
+            "apps": await self.oauth.connected(developer.email),
             "notice": notice,
             "error": error,
             "base_url": self._base_url(request),
@@ -259,6 +296,11 @@ class Portal:
         response.delete_cookie(name, path=COOKIE_PATH, secure=self._secure(request), httponly=True, samesite="lax")
 
 
+def _gone(request: Request) -> Response:
+    context = {"title": "This request has ended", "message": connect.GONE}
+    return render(request, "portal/message.html", context, status=400, headers=NO_STORE)
+
+
 def _cookies(request: Request) -> dict[str, str]:
     return RequestHeaders.of(request.scope).cookies()
 
@@ -277,4 +319,6 @@ def portal_routes(services: Services, access: Access, registry: Registry) -> lis
         Route("/developers/keys", portal.create_key, methods=["POST"]),
         Route("/developers/keys/{key_id}/revoke", portal.revoke_key, methods=["POST"]),
         Route("/developers/sign-out", portal.sign_out, methods=["POST"]),
+        Route(CONSENT_PATH + "{grant_id}", portal.consent, methods=["GET", "POST"]),
+        Route("/developers/apps/{grant_id}/revoke", portal.disconnect, methods=["POST"]),
     ]

@@ -1,0 +1,393 @@
+"""OAuth 2.1 for `/mcp-pro`: the rules of clients, grants and tokens (the HTTP endpoints are `surfaces/oauth.py`).
+
+Hosted AI connectors cannot be given a static key; they follow the MCP authorization specification. A
+client registers itself (public: no secret, PKCE S256 instead), sends the person to `/authorize`, the
+person signs in to the developer portal and allows it, and the client swaps the code for tokens bound to
+the `/mcp-pro` resource (RFC 8707) with the one scope `pro`.
+
+Tokens are opaque, like API keys: `svc_at_` / `svc_rt_` and 256 random bits, only their SHA-256 stored
+(`access/tokens.py`). An access token lives an hour and is the developer's pro identity exactly as a
+`svc_live_` key is: the same gate, limits and key cache (so a revocation in another process takes effect
+within the key cache time). A refresh token lives 90 days and is rotated on every use; presenting a spent
+one (or a spent code) revokes the whole grant, since one of the two parties holding it is not the client.
+
+`OAuthService` answers the SDK's `OAuthAuthorizationServerProvider` protocol, so the SDK's authorize and
+token handlers can run over it; `at(resource)` binds it to the public URL of `/mcp-pro` for one request.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from urllib.parse import urlsplit
+
+from mcp.server.auth.provider import (
+    AccessToken,
+    AuthorizationCode,
+    AuthorizationParams,
+    AuthorizeError,
+    IdentityAssertionParams,
+    RefreshToken,
+    RegistrationError,
+    TokenError,
+    construct_redirect_uri,
+)
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from mcp.shared.auth_utils import resource_url_from_server_url
+from pydantic import AnyUrl
+
+from garage_tools.access.keys import KeyCache
+from garage_tools.access.tokens import new_secret, secret_hash
+from garage_tools.store.oauth import ACCESS, CODE, REFRESH, GrantRecord, NewToken, OAuthRepository
+from garage_tools.store.portal import Clock, utc_now
+
+log = logging.getLogger(__name__)
+
+SCOPE = "pro"
+RESOURCE_PATH = "/mcp-pro"
+#: The consent page, under the portal so the portal's session cookie (path `/developers`) reaches it.
+CONSENT_PATH = "/developers/authorize/"
+ACCESS_PREFIX = "svc_at_"
+REFRESH_PREFIX = "svc_rt_"
+ACCESS_LIFETIME = timedelta(hours=1)
+REFRESH_LIFETIME = timedelta(days=90)
+CODE_LIFETIME = timedelta(minutes=5)
+#: How long an authorization waits for the person: long enough to sign in by an e-mailed link (15 minutes).
+PENDING_LIFETIME = timedelta(minutes=30)
+MAX_REDIRECT_URIS = 10
+MAX_CLIENT_NAME = 200
+MAX_ID = 64  # longer than any id or token we make: refused before it reaches the store
+_TOKEN_LENGTH = len(ACCESS_PREFIX) + len(new_secret())
+
+
+def resource_url(base_url: str) -> str:
+    """The public URL of the protected resource, `/mcp-pro`, under the service's base URL."""
+    return f"{base_url}{RESOURCE_PATH}"
+
+
+def resource_metadata_url(base_url: str) -> str:
+    """Where its RFC 9728 metadata lives (the well-known prefix inserted before the resource's path)."""
+    return f"{base_url}/.well-known/oauth-protected-resource{RESOURCE_PATH}"
+
+
+def same_resource(given: str, expected: str) -> bool:
+    """Whether a client's resource indicator names `expected` (scheme and host case and a final `/` aside)."""
+    return resource_url_from_server_url(given).rstrip("/") == resource_url_from_server_url(expected).rstrip("/")
+
+
+def redirect_uri_problem(uri: str) -> str | None:
+    """Why `uri` cannot be a redirect URI here, or None: https anywhere, or http on this machine only (native
+    apps listen on loopback, RFC 8252); never a fragment."""
+    try:
+        parts = urlsplit(uri)
+        host = parts.hostname or ""
+    except ValueError:
+        return f"{uri!r} is not a URL."
+    if parts.fragment or "#" in uri:
+        return f"{uri} has a fragment; redirect URIs may not."
+    if parts.scheme == "https" and host:
+        return None
+    if parts.scheme == "http" and is_loopback(host):
+        return None
+    return f"{uri} is neither https nor http on a loopback address (127.0.0.1, [::1] or localhost)."
+
+
+def is_loopback(host: str) -> bool:
+    """`localhost` or a loopback address: where a native app listens for its redirect."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class AccessGrant:
+    """What an access token proves, as cached by token hash: the grant (`id`), whose it is and until when."""
+
+    id: str
+    email: str
+    expires_at: datetime
+    client_id: str = ""
+
+
+class GrantCode(AuthorizationCode):
+    grant_id: str
+
+
+class GrantRefreshToken(RefreshToken):
+    grant_id: str
+
+
+class OAuthService:
+    """Register clients, hold authorizations for the person's decision, issue, rotate, verify and revoke tokens."""
+
+    def __init__(
+        self,
+        repository: OAuthRepository,
+        cache: KeyCache[AccessGrant] | None = None,
+        clock: Clock = utc_now,
+        resource: str = "",
+    ) -> None:
+        self.repository = repository
+        self.cache: KeyCache[AccessGrant] = cache or KeyCache(ttl=0)
+        self.clock = clock
+        self.resource = resource
+
+    def at(self, resource: str) -> OAuthService:
+        """This service, for a request whose `/mcp-pro` is at `resource` (its public URL)."""
+        return OAuthService(self.repository, self.cache, self.clock, resource)
+
+    # -- registration (RFC 7591) ------------------------------------------------------------------
+
+    async def register(self, metadata: OAuthClientMetadata) -> OAuthClientInformationFull:
+        """Register a public client: its redirect URIs checked, PKCE instead of a secret, scope `pro`.
+
+        A server may replace what a client asked for (RFC 7591 §3.2.1): every client is registered with
+        `token_endpoint_auth_method` "none" and the grants this server has, and told so in the answer.
+        """
+        uris = [str(uri) for uri in metadata.redirect_uris or []]
+        if len(uris) > MAX_REDIRECT_URIS:
+            raise RegistrationError("invalid_redirect_uri", f"Register at most {MAX_REDIRECT_URIS} redirect URIs.")
+        for uri in uris:
+            if (problem := redirect_uri_problem(uri)) is not None:
+                raise RegistrationError("invalid_redirect_uri", problem)
+        if "authorization_code" not in metadata.grant_types or "code" not in metadata.response_types:
+            raise RegistrationError("invalid_client_metadata", "This server offers the authorization code grant only.")
+        if metadata.scope is not None and set(metadata.scope.split()) - {SCOPE}:
+            raise RegistrationError("invalid_client_metadata", f"The one scope offered is {SCOPE!r}.")
+        name = (metadata.client_name or "").strip()[:MAX_CLIENT_NAME] or "An unnamed application"
+        information = OAuthClientInformationFull.model_validate(
+            {
+                **metadata.model_dump(exclude_none=True),
+                "client_name": name,
+                "client_id": secrets.token_urlsafe(18),
+                "client_id_issued_at": int(time.time()),
+                "token_endpoint_auth_method": "none",
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+                "scope": SCOPE,
+            }
+        )
+        document = information.model_dump(mode="json", exclude_none=True)
+        await self.repository.add_client(information.client_id, name, uris, document)
+        return information
+
+    async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        if not client_id or len(client_id) > MAX_ID:
+            return None
+        record = await self.repository.client(client_id)
+        return OAuthClientInformationFull.model_validate(record.document) if record else None
+
+    async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        raise RegistrationError("invalid_client_metadata", "Register through POST /register.")
+
+    # -- the person's decision ----------------------------------------------------------------------
+
+    async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
+        """Hold the request for the person's decision; the consent page's path (where the SDK redirects)."""
+        if params.resource is not None and not same_resource(params.resource, self.resource):
+            raise AuthorizeError("invalid_target", f"This server issues tokens for {self.resource} only.")
+        now = self.clock()
+        grant = GrantRecord(
+            id=secrets.token_urlsafe(16),
+            client_id=client.client_id,
+            email=None,
+            redirect_uri=str(params.redirect_uri),
+            redirect_uri_explicit=params.redirect_uri_provided_explicitly,
+            code_challenge=params.code_challenge,
+            state=params.state,
+            scope=SCOPE,
+            resource=self.resource,
+            created_at=now,
+            expires_at=now + PENDING_LIFETIME,
+            allowed_at=None,
+            revoked_at=None,
+        )
+        await self.repository.add_grant(grant)
+        return CONSENT_PATH + grant.id
+
+    async def pending(self, grant_id: str) -> GrantRecord | None:
+        """The authorization waiting for a decision under this id, or None (unknown, decided or expired)."""
+        if not grant_id or len(grant_id) > MAX_ID:
+            return None
+        grant = await self.repository.grant(grant_id)
+        if grant is None or grant.allowed_at or grant.revoked_at or grant.expires_at <= self.clock():
+            return None
+        return grant
+
+    async def allow(self, grant: GrantRecord, email: str, issuer: str) -> str | None:
+        """The person allowed it: the client's redirect URI with a fresh code, or None if no longer pending.
+
+        `iss` names this server in the answer (RFC 9207), so a client talking to several cannot be fooled
+        into sending this code to another."""
+        code = new_secret()
+        if not await self.repository.decide(grant.id, email, NewToken(secret_hash(code), CODE, CODE_LIFETIME)):
+            return None
+        log.info("oauth: grant %s allowed for client %s", grant.id, grant.client_id)
+        return construct_redirect_uri(grant.redirect_uri, code=code, state=grant.state, iss=issuer)
+
+    async def deny(self, grant: GrantRecord, issuer: str) -> str | None:
+        """The person said no: the client's redirect URI with `access_denied`, or None if no longer pending."""
+        if not await self.repository.decide(grant.id, None, None):
+            return None
+        description = "The person declined to connect this application."
+        return construct_redirect_uri(
+            grant.redirect_uri, error="access_denied", error_description=description, state=grant.state, iss=issuer
+        )
+
+    # -- codes and tokens ---------------------------------------------------------------------------
+
+    async def load_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: str
+    ) -> GrantCode | None:
+        if len(authorization_code) > MAX_ID:
+            return None
+        record = await self.repository.token(secret_hash(authorization_code), CODE)
+        if record is None or record.grant.client_id != client.client_id:
+            return None
+        if record.used_at is not None:
+            await self._replayed(record.grant.id, "authorization code")
+            return None
+        if not record.grant.live or record.expires_at <= self.clock():
+            return None
+        grant = record.grant
+        return GrantCode(
+            code=authorization_code,
+            scopes=grant.scope.split(),
+            expires_at=record.expires_at.timestamp(),
+            client_id=grant.client_id,
+            code_challenge=grant.code_challenge,
+            redirect_uri=AnyUrl(grant.redirect_uri),
+            redirect_uri_provided_explicitly=grant.redirect_uri_explicit,
+            resource=grant.resource,
+            subject=grant.email,
+            grant_id=grant.id,
+        )
+
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: GrantCode
+    ) -> OAuthToken:
+        return await self._rotate(authorization_code.code, authorization_code.grant_id, "authorization code")
+
+    async def load_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: str
+    ) -> GrantRefreshToken | None:
+        if not refresh_token.startswith(REFRESH_PREFIX) or len(refresh_token) > MAX_ID + len(REFRESH_PREFIX):
+            return None
+        record = await self.repository.token(secret_hash(refresh_token), REFRESH)
+        if record is None or record.grant.client_id != client.client_id:
+            return None
+        if record.used_at is not None:
+            await self._replayed(record.grant.id, "refresh token")
+            return None
+        if not record.grant.live or record.expires_at <= self.clock():
+            return None
+        return GrantRefreshToken(
+            token=refresh_token,
+            client_id=record.grant.client_id,
+            scopes=record.grant.scope.split(),
+            expires_at=int(record.expires_at.timestamp()),
+            resource=record.grant.resource,
+            subject=record.grant.email,
+            grant_id=record.grant.id,
+        )
+
+    async def exchange_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: GrantRefreshToken, scopes: list[str]
+    ) -> OAuthToken:
+        return await self._rotate(refresh_token.token, refresh_token.grant_id, "refresh token")
+
+    async def _rotate(self, spent: str, grant_id: str, what: str) -> OAuthToken:
+        """Spend a code or refresh token and issue a fresh access and refresh token in its place."""
+        access, refresh = ACCESS_PREFIX + new_secret(), REFRESH_PREFIX + new_secret()
+        issued = [
+            NewToken(secret_hash(access), ACCESS, ACCESS_LIFETIME),
+            NewToken(secret_hash(refresh), REFRESH, REFRESH_LIFETIME),
+        ]
+        if not await self.repository.exchange(secret_hash(spent), grant_id, issued):
+            await self._replayed(grant_id, what)  # a concurrent use of the same one won
+            raise TokenError("invalid_grant", f"The {what} was already used.")
+        return OAuthToken(
+            access_token=access,
+            expires_in=int(ACCESS_LIFETIME.total_seconds()),
+            scope=SCOPE,
+            refresh_token=refresh,
+        )
+
+    async def _replayed(self, grant_id: str, what: str) -> None:
+        log.warning("oauth: a spent %s of grant %s was presented again: the grant is revoked", what, grant_id)
+        await self.revoke(grant_id)
+
+    # -- the gate's side ----------------------------------------------------------------------------
+
+    def is_cached(self, token: str) -> bool:
+        """Whether verifying `token` would be answered without the store (anything not an access token is)."""
+        return not token.startswith(ACCESS_PREFIX) or self.cache.get(secret_hash(token))[0]
+
+    async def verify(self, token: str) -> AccessGrant | None:
+        """The live grant an access token belongs to, or None (unknown, expired, revoked, or not one)."""
+        if not token.startswith(ACCESS_PREFIX) or len(token) != _TOKEN_LENGTH:
+            return None
+        token_hash = secret_hash(token)
+        found, grant = self.cache.get(token_hash)
+        if not found:
+            record = await self.repository.token(token_hash, ACCESS)
+            grant = None
+            if record is not None and record.grant.live and record.grant.email is not None:
+                grant = AccessGrant(record.grant.id, record.grant.email, record.expires_at, record.grant.client_id)
+            self.cache.put(token_hash, grant)
+        if grant is None or grant.expires_at <= self.clock():
+            return None
+        return grant
+
+    async def load_access_token(self, token: str) -> AccessToken | None:
+        grant = await self.verify(token)
+        if grant is None:
+            return None
+        expires = int(grant.expires_at.timestamp())
+        return AccessToken(
+            token=token, client_id=grant.client_id, scopes=[SCOPE], expires_at=expires, subject=grant.email
+        )
+
+    async def revoke_for(self, client_id: str, token: str) -> None:
+        """A client gives up an access or refresh token of its own (RFC 7009): its whole grant is revoked."""
+        if token.startswith(REFRESH_PREFIX) and len(token) <= MAX_ID + len(REFRESH_PREFIX):
+            record = await self.repository.token(secret_hash(token), REFRESH)
+            grant_id = record.grant.id if record and record.grant.client_id == client_id else None
+        else:
+            access = await self.verify(token)
+            grant_id = access.id if access and access.client_id == client_id else None
+        if grant_id is not None:
+            await self.revoke(grant_id)
+
+    async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
+        if isinstance(token, GrantRefreshToken):
+            await self.revoke(token.grant_id)
+        elif (grant := await self.verify(token.token)) is not None:
+            await self.revoke(grant.id)
+
+    async def exchange_identity_assertion(
+        self, client: OAuthClientInformationFull, params: IdentityAssertionParams
+    ) -> OAuthToken:
+        raise TokenError("unsupported_grant_type", "This server offers the authorization code grant only.")
+
+    # -- connected apps -----------------------------------------------------------------------------
+
+    async def connected(self, email: str | None) -> list[GrantRecord]:
+        """The applications `email` (everyone: None) has connected and not revoked, newest first."""
+        return await self.repository.connected(email)
+
+    async def revoke(self, grant_id: str, email: str | None = None) -> GrantRecord | None:
+        """Revoke a grant and all its tokens (only `email`'s when given); at once in this process, elsewhere
+        within the key cache time."""
+        if not grant_id or len(grant_id) > MAX_ID:
+            return None
+        record = await self.repository.revoke(grant_id, email=email)
+        self.cache.forget(grant_id)
+        return record

@@ -1,0 +1,63 @@
+"""The consent page of an app asking to connect (OAuth), in words a person reads before pressing Allow.
+
+It names the app as the app named itself (we cannot vouch for that), where the answer goes (the redirect's
+host) and what the app gets. The page's `form-action` admits that host too: browsers hold a form's
+redirect to it, and Allow and Deny both end there.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from garage_tools.access.oauth import ACCESS_LIFETIME, REFRESH_LIFETIME, is_loopback
+from garage_tools.store.oauth import GrantRecord
+from garage_tools.web.pages import PAGE_HEADERS, render
+from garage_tools.web.signin import Session
+
+GONE = "This request to connect an app has expired or was already answered. Go back to the app and connect it again."
+DISCONNECTED = "The app is disconnected: it can no longer use your pro access."
+_ORIGIN = re.compile(r"^https?://[A-Za-z0-9.\-:\[\]]+$")
+CSP = "Content-Security-Policy"
+
+
+def redirect_origin(uri: str) -> str:
+    """`scheme://host[:port]` of where the app receives its answer."""
+    parts = urlsplit(uri)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def describe_destination(uri: str) -> str:
+    """Where the answer goes, as a person would recognise it."""
+    parts = urlsplit(uri)
+    if is_loopback(parts.hostname or ""):
+        return f"a program on this computer ({parts.netloc})"
+    return parts.hostname or parts.netloc
+
+
+def problem_page(request: Request, problem: str) -> Response:
+    """What a person sees when an app sent them to connect with a request that cannot go on."""
+    message = (
+        f"The app that sent you here made a request we cannot accept ({problem}). Go back to the app and connect "
+        "it again; if this keeps happening, remove the connection in the app and add it anew."
+    )
+    context = {"title": "This app could not be connected", "message": message}
+    return render(request, "portal/message.html", context, status=400, headers={"Cache-Control": "no-store"})
+
+
+def consent_page(request: Request, grant: GrantRecord, developer: Session) -> Response:
+    origin = redirect_origin(grant.redirect_uri)
+    headers = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+    if _ORIGIN.match(origin):
+        headers[CSP] = PAGE_HEADERS[CSP].replace("form-action 'self'", f"form-action 'self' {origin}")
+    context = {
+        "grant": grant,
+        "developer": developer,
+        "destination": describe_destination(grant.redirect_uri),
+        "access_minutes": int(ACCESS_LIFETIME.total_seconds() // 60),
+        "refresh_days": REFRESH_LIFETIME.days,
+    }
+    return render(request, "portal/authorize.html", context, headers=headers)

@@ -1,0 +1,372 @@
+"""OAuth 2.1 on /mcp-pro through a real server: the SDK's own OAuth client end to end (the person signs in by
+e-mailed link and allows it on the consent page, driven over HTTP with the page's own forms), then the
+refusals a hostile or broken client meets: wrong verifier, reused code, wrong redirect, wrong resource,
+refresh reuse, revoked and foreign tokens.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import secrets
+import time
+from collections.abc import Iterator
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+
+from tests.conftest import KEY_CACHE_SECONDS, LiveServer, start_server, stop_server
+from tests.e2e.test_mcp import first_message
+from tests.e2e.test_portal import Visitor, csrf_of, latest_link, new_email, signed_in
+
+REDIRECT = "http://127.0.0.1:9/callback"  # nothing listens: the tests read the Location the consent page sends
+TOOL_COUNT = 12
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    live = start_server(
+        tmp_path_factory.mktemp("oauth"),
+        {
+            "GARAGE_TOOLS_TRUSTED_PROXIES": "127.0.0.1",
+            "GARAGE_TOOLS_KEY_CACHE_SECONDS": str(KEY_CACHE_SECONDS),
+        },
+    )
+    yield live
+    stop_server(live)
+
+
+def pkce() -> tuple[str, str]:
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    return verifier, challenge
+
+
+def register(server: LiveServer, redirect: str = REDIRECT, **extra: object) -> httpx.Response:
+    body = {"redirect_uris": [redirect], "client_name": "Test Assistant", "token_endpoint_auth_method": "none"}
+    return httpx.post(f"{server.url}/register", json={**body, **extra})
+
+
+def authorize_url(server: LiveServer, client_id: str, challenge: str, **extra: str) -> str:
+    query = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": REDIRECT,
+        "code_challenge": challenge,
+        "code_challenge_method": "S256",
+        "state": "st-1",
+        "scope": "pro",
+        "resource": f"{server.url}/mcp-pro",
+        **extra,
+    }
+    return f"{server.url}/authorize?{urlencode(query)}"
+
+
+def decide(visitor: Visitor, url: str, decision: str = "allow") -> httpx.Response:
+    """Open an authorization as a signed-in person and press Allow or Deny; the redirect the page answers."""
+    page = visitor.client.get(url, follow_redirects=True)
+    assert page.status_code == 200 and "Test Assistant" in page.text, page.text
+    answer = visitor.client.post(str(page.url), data={"csrf": csrf_of(page), "decision": decision})
+    assert answer.status_code == 303, answer.text
+    return answer
+
+
+def redirect_query(answer: httpx.Response) -> dict[str, str]:
+    location = answer.headers["location"]
+    assert location.startswith(REDIRECT), location
+    return {name: values[0] for name, values in parse_qs(urlsplit(location).query).items()}
+
+
+def token(server: LiveServer, **form: str) -> httpx.Response:
+    return httpx.post(f"{server.url}/token", data=form)
+
+
+class Grant:
+    """A registered client with a code the person allowed, and its PKCE verifier."""
+
+    def __init__(self, server: LiveServer, visitor: Visitor) -> None:
+        self.server = server
+        self.client_id = register(server).json()["client_id"]
+        self.verifier, challenge = pkce()
+        self.code = redirect_query(decide(visitor, authorize_url(server, self.client_id, challenge)))["code"]
+
+    def exchange(self, **overrides: str) -> httpx.Response:
+        form = {
+            "grant_type": "authorization_code",
+            "code": self.code,
+            "client_id": self.client_id,
+            "redirect_uri": REDIRECT,
+            "code_verifier": self.verifier,
+            "resource": f"{self.server.url}/mcp-pro",
+        }
+        return token(self.server, **{**form, **overrides})
+
+    def refresh(self, refresh_token: str) -> httpx.Response:
+        form = {"grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": self.client_id}
+        return token(self.server, **form)
+
+
+def pro_status(server: LiveServer, access_token: str) -> int:
+    return first_message(f"{server.url}/mcp-pro", "2026-07-28", access_token).status_code
+
+
+def eventually_refused(server: LiveServer, access_token: str) -> None:
+    deadline = time.monotonic() + KEY_CACHE_SECONDS + 3
+    while pro_status(server, access_token) != 401:
+        assert time.monotonic() < deadline, "the token kept working past the key cache time"
+        time.sleep(0.2)
+
+
+# -- discovery --------------------------------------------------------------------------------------
+
+
+def test_metadata_names_the_resource_and_the_authorization_server(server: LiveServer) -> None:
+    base = server.url
+    for path in ("/.well-known/oauth-protected-resource/mcp-pro", "/.well-known/oauth-protected-resource"):
+        resource = httpx.get(base + path).json()
+        assert resource["resource"] == f"{base}/mcp-pro"
+        assert resource["authorization_servers"] == [base]
+        assert resource["scopes_supported"] == ["pro"]
+    metadata = httpx.get(f"{base}/.well-known/oauth-authorization-server").json()
+    assert metadata["issuer"] == base
+    assert metadata["code_challenge_methods_supported"] == ["S256"]
+    assert metadata["token_endpoint_auth_methods_supported"] == ["none"]
+    assert metadata["registration_endpoint"] == f"{base}/register"
+    # Not an OpenID provider: a clean 404 in the envelope.
+    assert httpx.get(f"{base}/.well-known/openid-configuration").json()["error"]["status"] == 404
+
+
+def test_the_401_points_to_the_metadata_and_says_invalid_token_only_when_one_was_sent(server: LiveServer) -> None:
+    metadata = f'resource_metadata="{server.url}/.well-known/oauth-protected-resource/mcp-pro"'
+    without = first_message(f"{server.url}/mcp-pro", "2026-07-28", None)
+    assert without.status_code == 401
+    assert metadata in without.headers["www-authenticate"] and "error=" not in without.headers["www-authenticate"]
+    bad = first_message(f"{server.url}/mcp-pro", "2026-07-28", "svc_at_" + "x" * 43)
+    assert bad.status_code == 401
+    assert metadata in bad.headers["www-authenticate"] and 'error="invalid_token"' in bad.headers["www-authenticate"]
+    # /mcp stays anonymous: no challenge there.
+    assert first_message(f"{server.url}/mcp", "2026-07-28", None).status_code == 200
+
+
+# -- the SDK's OAuth client, end to end ---------------------------------------------------------------
+
+
+class MemoryStorage:
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client = client_info
+
+
+async def test_sdk_oauth_client_signs_in_by_link_allows_and_calls_pro_tools(server: LiveServer) -> None:
+    person = Visitor(server)  # no session yet: the flow must sign them in and bring them back
+    address = new_email()
+    answers: list[dict[str, str]] = []
+
+    async def redirect_handler(url: str) -> None:
+        page = person.client.get(url, follow_redirects=True)
+        assert "/developers/sign-in" in str(page.url), page.url
+        next_page = re.search(r'name="next" value="([^"]+)"', page.text)
+        assert next_page and next_page.group(1).startswith("/developers/authorize/")
+        assert person.request_link(address, next=next_page.group(1)).status_code == 303
+        landed = person.confirm(latest_link(server, address))
+        assert landed.headers["location"] == next_page.group(1)  # the link brought them back
+        consent = person.client.get(landed.headers["location"])
+        assert "Connect" in consent.text and "a program on this computer" in consent.text
+        allowed = person.client.post(landed.headers["location"], data={"csrf": csrf_of(consent), "decision": "allow"})
+        query = parse_qs(urlsplit(allowed.headers["location"]).query)
+        answers.append({name: values[0] for name, values in query.items()})
+
+    async def callback_handler() -> AuthorizationCodeResult:
+        answer = answers[-1]  # as a callback page reads the redirect, `iss` included (the SDK checks it)
+        return AuthorizationCodeResult(code=answer["code"], state=answer.get("state"), iss=answer.get("iss"))
+
+    storage = MemoryStorage()
+    auth = OAuthClientProvider(
+        server_url=f"{server.url}/mcp-pro",
+        client_metadata=OAuthClientMetadata(
+            client_name="Test Assistant", redirect_uris=[REDIRECT], token_endpoint_auth_method="none"
+        ),
+        storage=storage,
+        redirect_handler=redirect_handler,
+        callback_handler=callback_handler,
+    )
+    transport = streamable_http_client(
+        f"{server.url}/mcp-pro", http_client=httpx2.AsyncClient(auth=auth, timeout=30, follow_redirects=True)
+    )
+    async with Client(transport, mode="legacy") as client:
+        tools = (await client.list_tools()).tools
+        result = await client.call_tool("retrieveLabContext", {"query": "why did my spring break in the cold?"})
+    assert len(tools) == TOOL_COUNT
+    assert not result.is_error, result
+    assert storage.tokens and storage.tokens.access_token.startswith("svc_at_")
+    assert storage.tokens.refresh_token and storage.tokens.refresh_token.startswith("svc_rt_")
+    assert storage.tokens.expires_in == 3600
+    # Stored hashed: neither token is in the database as it is.
+    rows = server.query("SELECT token_hash FROM oauth_tokens")
+    assert rows and all(storage.tokens.access_token not in row[0] for row in rows)
+
+    # The person sees the app on the dashboard and disconnects it: its token stops within the key cache time.
+    dashboard = person.dashboard()
+    assert "Connected apps" in dashboard.text and "Test Assistant" in dashboard.text
+    grant_id = re.search(r'action="/developers/apps/([^/"]+)/revoke"', dashboard.text)
+    assert grant_id
+    revoked = person.client.post(f"/developers/apps/{grant_id.group(1)}/revoke", data={"csrf": csrf_of(dashboard)})
+    assert revoked.status_code == 303
+    eventually_refused(server, storage.tokens.access_token)
+    assert "Test Assistant" not in person.dashboard().text.split("Connected apps", 1)[1]
+
+
+# -- refusals -------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def person(server: LiveServer) -> Visitor:
+    return signed_in(server)
+
+
+def test_tokens_work_on_mcp_pro_only_and_keys_keep_working(server: LiveServer, person: Visitor) -> None:
+    tokens = Grant(server, person).exchange().json()
+    assert pro_status(server, tokens["access_token"]) == 200
+    rest = httpx.post(
+        f"{server.url}/api/v1/diagnose",
+        json={"description": "the door makes a loud bang"},
+        headers={"Authorization": f"Bearer {tokens['access_token']}"},
+    )
+    assert rest.status_code == 401 and "/mcp-pro" in rest.json()["error"]["message"]
+    _, key = server.create_key()
+    assert pro_status(server, key) == 200
+
+
+def test_a_wrong_verifier_or_redirect_is_refused(server: LiveServer, person: Visitor) -> None:
+    grant = Grant(server, person)
+    wrong = grant.exchange(code_verifier=pkce()[0])
+    assert wrong.status_code == 400 and wrong.json()["error"] == "invalid_grant"
+    moved = grant.exchange(redirect_uri="http://127.0.0.1:9/elsewhere")
+    assert moved.status_code == 400 and moved.json()["error"] == "invalid_request"
+    assert grant.exchange().status_code == 200  # the code still works for its rightful owner
+
+
+def test_a_reused_code_is_refused_and_revokes_what_it_gave(server: LiveServer, person: Visitor) -> None:
+    grant = Grant(server, person)
+    first = grant.exchange().json()
+    again = grant.exchange()
+    assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
+    eventually_refused(server, first["access_token"])
+    assert grant.refresh(first["refresh_token"]).status_code == 400
+
+
+def test_a_wrong_resource_is_refused(server: LiveServer, person: Visitor) -> None:
+    client_id = register(server).json()["client_id"]
+    _, challenge = pkce()
+    url = authorize_url(server, client_id, challenge, resource="https://elsewhere.example/mcp")
+    refused = httpx.get(url)
+    assert refused.status_code == 302 and redirect_query(refused)["error"] == "invalid_target"
+    grant = Grant(server, person)
+    wrong = grant.exchange(resource=f"{server.url}/mcp")
+    assert wrong.status_code == 400 and wrong.json()["error"] == "invalid_target"
+
+
+def test_refresh_rotates_and_a_reused_refresh_token_revokes_the_family(server: LiveServer, person: Visitor) -> None:
+    grant = Grant(server, person)
+    first = grant.exchange().json()
+    second = grant.refresh(first["refresh_token"])
+    assert second.status_code == 200, second.text
+    rotated = second.json()
+    assert rotated["refresh_token"] != first["refresh_token"]
+    assert pro_status(server, rotated["access_token"]) == 200
+    replayed = grant.refresh(first["refresh_token"])  # a thief, or a client that lost track
+    assert replayed.status_code == 400 and replayed.json()["error"] == "invalid_grant"
+    eventually_refused(server, rotated["access_token"])
+    assert grant.refresh(rotated["refresh_token"]).status_code == 400
+
+
+def test_deny_returns_access_denied_and_the_request_cannot_be_answered_twice(
+    server: LiveServer, person: Visitor
+) -> None:
+    client_id = register(server).json()["client_id"]
+    _, challenge = pkce()
+    answer = decide(person, authorize_url(server, client_id, challenge), "deny")
+    assert redirect_query(answer)["error"] == "access_denied" and redirect_query(answer)["state"] == "st-1"
+    assert redirect_query(answer)["iss"] == server.url  # RFC 9207: which server answered
+    page = person.client.get(urlsplit(answer.request.url.path).path)
+    assert page.status_code == 400 and "expired or was already answered" in page.text
+
+
+def test_registration_takes_https_or_loopback_redirects_only(server: LiveServer) -> None:
+    assert register(server, "https://claude.ai/api/mcp/auth_callback").status_code == 201
+    assert register(server, "http://localhost:3334/oauth/callback").status_code == 201
+    for bad in ("http://evil.example/cb", "https://app.example/cb#frag", "javascript:alert(1)"):
+        refused = register(server, bad)
+        assert refused.status_code == 400
+        assert refused.json()["error"] in ("invalid_redirect_uri", "invalid_client_metadata")
+    confidential = register(server, token_endpoint_auth_method="client_secret_post").json()
+    assert confidential["token_endpoint_auth_method"] == "none" and "client_secret" not in confidential
+
+
+def test_an_unknown_client_or_a_forged_consent_gets_nothing(server: LiveServer, person: Visitor) -> None:
+    _, challenge = pkce()
+    unknown = httpx.get(authorize_url(server, "no-such-client", challenge))
+    assert unknown.status_code == 400 and "location" not in unknown.headers
+    assert unknown.json()["error"] == "invalid_request"  # an API client reads OAuth's error
+    page = person.client.get(authorize_url(server, "no-such-client", challenge), headers={"Accept": "text/html"})
+    assert page.status_code == 400 and "This app could not be connected" in page.text  # a person reads a page
+    assert "no-such-client" in page.text and "<script" not in page.text.split("<main", 1)[1]
+    client_id = register(server).json()["client_id"]
+    page = person.client.get(authorize_url(server, client_id, challenge), follow_redirects=True)
+    forged = person.client.post(str(page.url), data={"csrf": "forged", "decision": "allow"})
+    assert forged.status_code == 403 and "location" not in forged.headers
+    stranger = httpx.post(str(page.url), data={"csrf": csrf_of(page), "decision": "allow"})
+    assert stranger.status_code == 403  # no session (and no cookie): refused
+    guessed = token(server, grant_type="authorization_code", code="x", client_id=client_id, code_verifier="v" * 43)
+    assert json.loads(guessed.text)["error"] == "invalid_grant"
+
+
+def test_a_client_revokes_its_own_tokens(server: LiveServer, person: Visitor) -> None:
+    grant = Grant(server, person)
+    tokens = grant.exchange().json()
+    assert pro_status(server, tokens["access_token"]) == 200
+    revoked = httpx.post(f"{server.url}/revoke", data={"token": tokens["refresh_token"], "client_id": grant.client_id})
+    assert revoked.status_code == 200, revoked.text
+    eventually_refused(server, tokens["access_token"])  # the whole grant went with its refresh token
+    assert grant.refresh(tokens["refresh_token"]).status_code == 400
+
+
+def test_pkce_is_s256_only_and_required(server: LiveServer) -> None:
+    client_id = register(server).json()["client_id"]
+    _, challenge = pkce()
+    plain = httpx.get(authorize_url(server, client_id, challenge, code_challenge_method="plain"))
+    assert plain.status_code == 302 and redirect_query(plain)["error"] == "invalid_request"
+    url = authorize_url(server, client_id, challenge).replace(f"code_challenge={challenge}&", "")
+    missing = httpx.get(url)
+    assert missing.status_code == 302 and redirect_query(missing)["error"] == "invalid_request"
+
+
+def test_operators_list_and_revoke_connected_apps(server: LiveServer, person: Visitor) -> None:
+    tokens = Grant(server, person).exchange().json()
+    listing = server.cli("apps", "list").stdout
+    assert "Test Assistant" in listing and tokens["access_token"] not in listing
+    grant_id = listing.splitlines()[1].split()[0]  # the newest first
+    assert server.cli("apps", "revoke", grant_id).stdout.startswith(f"revoked {grant_id}")
+    eventually_refused(server, tokens["access_token"])  # another process: within the key cache time
+    assert grant_id not in server.cli("apps", "list").stdout
+    assert server.cli("apps", "revoke", "no-such-app", check=False).returncode != 0
