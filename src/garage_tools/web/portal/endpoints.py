@@ -17,8 +17,8 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from garage_tools.access.keys import IssuedKey
 from garage_tools.access.policy import Access
+from garage_tools.access.redis_client import RedisClient
 from garage_tools.access.tokens import tokens_match
 from garage_tools.errors import ServiceError
 from garage_tools.headers import RequestHeaders
@@ -30,6 +30,7 @@ from garage_tools.web.forms import FORGED, DoubleSubmit, Refused, check_origin, 
 from garage_tools.web.pages import render
 from garage_tools.web.portal.forms import MAX_KEY_NAME, clean_key_name
 from garage_tools.web.portal.mail import magic_link_mail
+from garage_tools.web.portal.reveal import NewKey, NewKeySlots
 from garage_tools.web.portal.tiers import describe_tiers
 from garage_tools.web.signin import LINK_LIFETIME, SESSION_LIFETIME, Session, SignIn, normalise_email
 
@@ -72,6 +73,9 @@ class Portal:
         self.access = access
         self.sign_in = SignIn(PortalRepository(services.database), services.limiter, services.outbox)
         self.tiers = describe_tiers(access.limits, registry)
+        settings = services.settings
+        redis = RedisClient(settings.redis_url) if settings.redis_url else None
+        self.new_keys = NewKeySlots(redis, settings.redis_key_prefix)
 
     # -- pages ------------------------------------------------------------------------------------
 
@@ -142,9 +146,10 @@ class Portal:
         developer = await self._developer(request)
         if developer is None:
             return RedirectResponse("/developers/sign-in", status_code=303)
-        revoked = request.query_params.get("revoked", "")
-        notice = f"Key {revoked} is revoked: it no longer works anywhere." if _KEY_ID.match(revoked) else None
-        return await self._dashboard(request, developer, notice=notice)
+        new_key = await self.new_keys.take(_cookies(request).get(SESSION_COOKIE, ""))
+        return await self._dashboard(
+            request, developer, new_key=new_key, revoked_id=request.query_params.get("revoked", "")
+        )
 
     @_page
     async def create_key(self, request: Request) -> Response:
@@ -159,7 +164,10 @@ class Portal:
             return await self._dashboard(request, developer, error=error, status=409)
         issued = await self.keys.issue(developer.email, name)
         log.info("portal: key %s created by a signed-in developer", issued.record.id)
-        return await self._dashboard(request, developer, new_key=issued)
+        # Shown by the page this redirects to, once: reloading that page sends no form and makes no key.
+        new_key = NewKey(issued.record.id, issued.record.name, issued.plaintext)
+        await self.new_keys.put(_cookies(request).get(SESSION_COOKIE, ""), new_key)
+        return RedirectResponse("/developers/dashboard#new-key-title", status_code=303)
 
     @_page
     async def revoke_key(self, request: Request) -> Response:
@@ -185,12 +193,16 @@ class Portal:
         request: Request,
         developer: Session,
         *,
-        new_key: IssuedKey | None = None,
-        notice: str | None = None,
+        new_key: NewKey | None = None,
+        revoked_id: str = "",
         error: str | None = None,
         status: int = 200,
     ) -> Response:
         keys = list(reversed(await self.keys.repository.list(developer.email)))  # newest first
+        revoked = next((key for key in keys if key.id == revoked_id and not key.active), None)
+        notice = None
+        if revoked is not None:
+            notice = f"The key “{revoked.name}” (svc_live_{revoked.id}…) is revoked: it no longer works anywhere."
         context: dict[str, Any] = {
             "developer": developer,
             "keys": keys,
