@@ -22,6 +22,7 @@ from garage_tools.access.redis_client import RedisClient
 from garage_tools.access.tokens import tokens_match
 from garage_tools.errors import ServiceError
 from garage_tools.headers import RequestHeaders
+from garage_tools.mail.transports import writes_files
 from garage_tools.observability.redaction import redact_paths_in_access_log
 from garage_tools.registry import Registry
 from garage_tools.services import Services
@@ -76,6 +77,7 @@ class Portal:
         settings = services.settings
         redis = RedisClient(settings.redis_url) if settings.redis_url else None
         self.new_keys = NewKeySlots(redis, settings.redis_key_prefix)
+        self.mail_to_files = writes_files(settings)  # no mail server: the sent page tells the operator where to look
 
     # -- pages ------------------------------------------------------------------------------------
 
@@ -120,7 +122,7 @@ class Portal:
     @_page
     async def link_sent(self, request: Request) -> Response:
         minutes = int(LINK_LIFETIME.total_seconds() // 60)
-        return render(request, "portal/sent.html", {"minutes": minutes})
+        return render(request, "portal/sent.html", {"minutes": minutes, "mail_to_files": self.mail_to_files})
 
     @_page
     async def confirm(self, request: Request) -> Response:
