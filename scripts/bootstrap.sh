@@ -17,6 +17,17 @@ export UV_PYTHON_DOWNLOADS=never
 # set (as on our CI machines), Python would otherwise compile every module again in every process, which
 # costs each server the tests start and each CLI command about two seconds of CPU. Python reads these
 # files whatever that setting says, and compiles a changed module afresh (they are checked by mtime).
-(cd "$root" && "$uv" sync --locked --quiet --compile-bytecode >&2)
-"$root/.venv/bin/python" -m compileall -q "$root/src" >&2
+# Say what is happening when there is work to do (the first run takes about a minute); stay quiet otherwise.
+stamp="$root/.venv/.bootstrap-done"
+if [ ! -f "$stamp" ] || [ "$root/uv.lock" -nt "$stamp" ] || [ "$root/pyproject.toml" -nt "$stamp" ]; then
+  echo "bootstrap: installing the locked Python packages into .venv and compiling them (the first time: about a minute)" >&2
+  (cd "$root" && "$uv" sync --locked --quiet --compile-bytecode >&2)
+  echo "bootstrap: compiling the service's own modules" >&2
+  "$root/.venv/bin/python" -m compileall -q "$root/src" >&2
+  touch "$stamp"
+  echo "bootstrap: ready" >&2
+else
+  (cd "$root" && "$uv" sync --locked --quiet --compile-bytecode >&2)
+  "$root/.venv/bin/python" -m compileall -q "$root/src" >&2
+fi
 echo "$uv"

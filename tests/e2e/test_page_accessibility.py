@@ -139,8 +139,11 @@ def test_the_dashboard_of_a_signed_in_developer(browser: Any, server: LiveServer
         page.get_by_role("button", name="Create key").click()
         page.locator("#new-key").wait_for()
         check(page)
-        page.goto(f"{server.url}/developers/dashboard")
+        page.reload()  # the page a POST redirected to: reloading sends no form again
         check(page)
+        assert page.locator("#new-key").count() == 0 and page.locator("table.keys tbody tr").count() == 1
+        revoke = page.get_by_role("button", name=re.compile("Revoke key")).first.bounding_box()
+        assert revoke is not None and revoke["x"] + revoke["width"] <= viewport["width"], revoke  # on screen
         context.close()
 
 

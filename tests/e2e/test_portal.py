@@ -95,8 +95,10 @@ def signed_in(server: LiveServer, address: str | None = None) -> Visitor:
 
 def new_key(visitor: Visitor, name: str = "laptop") -> tuple[str, str]:
     """(public id, plaintext) of a key created on the dashboard."""
-    page = visitor.create_key(name)
-    assert page.status_code == 200, page.text
+    created = visitor.create_key(name)
+    assert created.status_code == 303, created.text  # POST, then GET: a reload never sends the form again
+    assert created.headers["location"].startswith("/developers/dashboard")
+    page = visitor.dashboard()
     plaintext = re.search(r'<code id="new-key">(svc_live_\w+)</code>', page.text)
     assert plaintext
     return plaintext.group(1)[9:19], plaintext.group(1)
@@ -348,6 +350,16 @@ def test_a_key_from_the_dashboard_works_and_is_listed_without_its_secret(server:
     assert f"svc_live_{key_id}" in listing and "ci runner" in listing and plaintext not in listing
 
 
+def test_the_new_key_is_shown_once_and_a_reload_makes_no_other(server: LiveServer) -> None:
+    developer = signed_in(server)
+    key_id, plaintext = new_key(developer, "desk")
+    reloaded = developer.dashboard().text
+    assert plaintext not in reloaded and 'id="new-key"' not in reloaded
+    assert reloaded.count("/revoke") == 1  # still the one key
+    # Another browser of the same developer never sees it either: the slot belongs to the session.
+    assert key_id in reloaded
+
+
 def test_key_names_are_checked_and_active_keys_are_capped(server: LiveServer) -> None:
     developer = signed_in(server)
     for bad in ("", "   ", "x" * 101):
@@ -369,7 +381,9 @@ def test_revoking_ends_the_key_and_only_the_owner_may(server: LiveServer) -> Non
     assert diagnose(server, plaintext).status_code == 200
     answer = owner.revoke(key_id)
     assert answer.status_code == 303 and answer.headers["location"] == f"/developers/dashboard?revoked={key_id}"
-    assert "revoked" in owner.client.get(answer.headers["location"]).text
+    notice = owner.client.get(answer.headers["location"]).text
+    assert f"The key “laptop” (svc_live_{key_id}…) is revoked" in notice  # named as its owner named it
+    assert "is revoked" not in stranger.client.get(answer.headers["location"]).text  # not another's key
     assert diagnose(server, plaintext).status_code == 401  # revoked through this process: at once
 
 

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
 
+from garage_tools.app import create_app
 from garage_tools.knowledge.data_files import KnowledgeError
+from garage_tools.settings import Settings
 from garage_tools.web.changelog import CONTENT, changelog_schema, json_feed, load_changelog
 from garage_tools.web.markup import text_html
 
@@ -80,3 +85,45 @@ def test_entry_text_is_escaped_and_formatted() -> None:
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "<p>Call <code>diagnose</code>" in html
     assert "<ul><li>one &amp; two</li><li><code>three</code></li></ul>" in html
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _commit_date(commit: str) -> str | None:
+    """The day `commit` was made, from git; None outside a checkout or for a commit it does not have."""
+    try:
+        found = subprocess.run(
+            ["git", "show", "-s", "--format=%ad", "--date=short", commit],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except OSError:
+        return None
+    return found.stdout.strip() if found.returncode == 0 else None
+
+
+def test_each_entry_is_dated_by_the_commit_that_brought_it() -> None:
+    entries = load_changelog().entries
+    assert len({entry.date for entry in entries}) >= 3  # not all on one day
+    checked = 0
+    for entry in entries:
+        if entry.commit is None:
+            continue
+        landed = _commit_date(entry.commit)
+        if landed is None:
+            continue  # a shallow clone or an archive: nothing to check against
+        assert entry.date.isoformat() == landed, f"{entry.id} is dated {entry.date}, its commit {landed}"
+        checked += 1
+    if (REPO / ".git").exists() and _commit_date("HEAD") is not None:
+        assert checked >= 10
+
+
+def test_headings_are_not_links(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "var", mail_worker_in_process=False)
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
+        page = client.get("/developers/changelog").text
+    assert re.search(r"<h2>\s*<a", page) is None
+    assert 'href="#2026-11-22-labs"' in page  # each entry keeps a link of its own, beside its date

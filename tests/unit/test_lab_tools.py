@@ -130,7 +130,8 @@ def test_input_schemas_publish_the_slugs() -> None:
         assert schema["properties"]["slug"]["enum"] == list(LAB_SLUGS) and schema["required"] == ["slug"]
     retrieval = REGISTRY.get("retrieveLabContext").input_model.model_json_schema(by_alias=True)
     assert retrieval["properties"]["labSlug"]["enum"] == [*LAB_SLUGS, None]
-    assert retrieval["properties"]["topK"]["type"] == "integer"
+    top_k = {"type": "integer", "minimum": 1, "maximum": 10}
+    assert retrieval["properties"]["topK"]["anyOf"] == [top_k, {"type": "null"}]
     assert retrieval["required"] == ["query"]
 
 
@@ -252,7 +253,8 @@ async def test_top_k_defaults_to_5_and_is_bounded_to_1_to_10(knowledge: Knowledg
     assert len((await call(knowledge, "retrieveLabContext", {"query": query, "topK": 10}))["chunks"]) == 10
     assert len((await call(knowledge, "retrieveLabContext", {"query": query, "topK": 1}))["chunks"]) == 1
     assert len((await call(knowledge, "retrieveLabContext", {"query": query, "topK": 3.0}))["chunks"]) == 3
-    for bad in (0, 11, 2.5, "5", True, None):
+    assert len((await call(knowledge, "retrieveLabContext", {"query": query, "topK": None}))["chunks"]) == 5  # unset
+    for bad in (0, 11, 2.5, "5", True):
         error = await refusal(knowledge, "retrieveLabContext", {"query": query, "topK": bad})
         assert error.details and error.details[0].field == "topK"
 

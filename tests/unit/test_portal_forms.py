@@ -8,9 +8,11 @@ A form is refused with a page of its own, with its status: 415 when it is not a 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from starlette.applications import Starlette
+from starlette.testclient import TestClient
 from starlette.types import Message
 
 from garage_tools.app import create_app
@@ -69,3 +71,16 @@ async def test_a_form_that_grows_too_large_is_refused(app: Starlette) -> None:
 async def test_a_form_slower_than_the_body_timeout_is_refused(app: Starlette) -> None:
     status, page = await asyncio.wait_for(post(app, [b"email=a"], {"Content-Type": FORM}, stall=True), 10)
     assert status == 408 and "The form took too long to arrive." in page
+
+
+@pytest.mark.parametrize(("smtp_host", "shown"), [(None, True), ("mail.example.com", False)])
+def test_the_operator_note_is_only_for_a_server_that_writes_mail_to_files(
+    tmp_path: Path, smtp_host: str | None, shown: bool
+) -> None:
+    settings = Settings(data_dir=tmp_path / "var", mail_worker_in_process=False, smtp_host=smtp_host)
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
+        page = client.get("/developers/sign-in/sent").text
+    assert "Check your inbox" in page
+    assert ("For whoever runs this server" in page) is shown
+    assert ("garage-tools mail latest" in page) is shown
+    assert "var/mail" not in page  # the data directory is the operator's to choose

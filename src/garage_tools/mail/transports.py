@@ -124,6 +124,11 @@ class FileTransport:
             raise
 
 
+def writes_files(settings: Settings) -> bool:
+    """Whether mail goes to `.eml` files (the embedded default: no SMTP server configured)."""
+    return isinstance(transport_from_settings(settings), FileTransport)  # building one does no I/O
+
+
 def transport_from_settings(settings: Settings) -> Transport:
     """SMTP when `smtp_host` is set, otherwise `.eml` files under `data_dir/mail`."""
     if not settings.smtp_host:

@@ -48,7 +48,10 @@ class ChangelogEntry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: EntryId = Field(description="Stable forever: the feed item id. Never change or reuse one.")
-    date: dt.date
+    date: dt.date = Field(description="The day the change landed: the date of `commit` when it names one.")
+    commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{7,40}$")] | None = Field(
+        default=None, description="The commit that brought the change (7 or more hex digits of its hash)."
+    )
     title: Annotated[Text, StringConstraints(max_length=120)]
     kind: ChangeKind
     summary: Annotated[Text, StringConstraints(max_length=300)] = Field(description="One or two plain sentences.")

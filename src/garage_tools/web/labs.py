@@ -82,8 +82,13 @@ class Preview:
     etag: str
 
 
+#: The committed images of a lab, by file suffix: the preview (`getLab`, link cards) and its thumbnail (`/labs`).
+IMAGE_TYPES = {"png": "image/png", "webp": "image/webp"}
+
+
 class PreviewFiles:
-    """The committed PNG previews, read on first request and again whenever a file changes.
+    """The committed previews (`<slug>.png`) and thumbnails (`<slug>.webp`), read on first request and
+    again whenever a file changes.
 
     The ETag is a hash of the bytes, not of the file's mtime, so every host of a deployment (each with
     its own checkout time) answers the same ETag for the same image.
@@ -93,20 +98,21 @@ class PreviewFiles:
         self.directory = directory
         self._cache: dict[str, Preview] = {}
 
-    def exists(self, slug: str) -> bool:
-        return (self.directory / f"{slug}.png").is_file()
+    def exists(self, slug: str, suffix: str = "png") -> bool:
+        return (self.directory / f"{slug}.{suffix}").is_file()
 
-    def get(self, slug: str) -> Preview | None:
-        path = self.directory / f"{slug}.png"
+    def get(self, slug: str, suffix: str = "png") -> Preview | None:
+        name = f"{slug}.{suffix}"
+        path = self.directory / name
         try:
             stat = path.stat()
         except OSError:
             return None
         stamp = (stat.st_mtime_ns, stat.st_size)
-        cached = self._cache.get(slug)
+        cached = self._cache.get(name)
         if cached is None or cached.stamp != stamp:
             body = path.read_bytes()
-            cached = self._cache[slug] = Preview(stamp, body, f'"{hashlib.sha256(body).hexdigest()[:32]}"')
+            cached = self._cache[name] = Preview(stamp, body, f'"{hashlib.sha256(body).hexdigest()[:32]}"')
         return cached
 
 
@@ -130,7 +136,7 @@ class LabPages:
 
     async def index(self, request: Request) -> Response:
         base = self._base(request)
-        cards = [(lab, self.previews.exists(lab.slug)) for lab in self.labs]
+        cards = [(lab, self.previews.exists(lab.slug, "webp")) for lab in self.labs]
         context = {"cards": cards, "canonical": f"{base}/labs", "embed": False}
         return frameable(render(request, "labs/index.html", context))
 
@@ -154,15 +160,21 @@ class LabPages:
         return frameable(render(request, "labs/lab.html", context))
 
     async def preview(self, request: Request) -> Response:
+        return self._image(request, "png")
+
+    async def thumbnail(self, request: Request) -> Response:
+        return self._image(request, "webp")
+
+    def _image(self, request: Request, suffix: str) -> Response:
         slug = request.path_params["slug"]
-        found = self.previews.get(slug) if self.labs.get(slug) is not None else None
+        found = self.previews.get(slug, suffix) if self.labs.get(slug) is not None else None
         if found is None:
             raise HTTPException(status_code=404)
         headers = {"ETag": found.etag, "Cache-Control": PREVIEW_CACHE, "X-Content-Type-Options": "nosniff"}
         listed = _etags(RequestHeaders.of(request.scope).if_none_match)
         if found.etag in listed or "*" in listed:
             return Response(status_code=304, headers=headers)
-        return Response(found.body, media_type="image/png", headers=headers)
+        return Response(found.body, media_type=IMAGE_TYPES[suffix], headers=headers)
 
 
 def _etags(header: str) -> set[str]:
@@ -177,4 +189,5 @@ def lab_routes(services: Services, access: Access) -> list[BaseRoute]:
         Route("/labs", pages.index, methods=["GET"]),
         Route("/labs/{slug}", pages.lab_page, methods=["GET"]),
         Route("/labs/{slug}/preview.png", pages.preview, methods=["GET"]),
+        Route("/labs/{slug}/thumbnail.webp", pages.thumbnail, methods=["GET"]),
     ]

@@ -3,7 +3,8 @@
 `garage-tools labs render-previews` runs this. It opens each lab in its embed view (`?embed=1`: the title,
 the interactive part and no site navigation, as a framed lab looks) at 1280x720, scales the shot to
 960x540 and stores it as a small palette PNG under PREVIEW_DIR, where `/labs/<slug>/preview.png` serves
-it and `getLab` points. The images are committed, so the service itself never needs a browser.
+it and `getLab` points, with a 640x360 WebP thumbnail of it beside (`/labs/<slug>/thumbnail.webp`, what the
+`/labs` cards show). The images are committed, so the service itself never needs a browser.
 
 Playwright is a development dependency: it is imported only here, when the command runs. Pages are
 shot with reduced motion, so animated labs hold still and the same lab gives the same picture.
@@ -27,7 +28,7 @@ from typing import Any
 import httpx
 from PIL import Image, ImageChops, ImageStat
 
-from garage_tools.knowledge.labs import PREVIEW_HEIGHT, PREVIEW_WIDTH
+from garage_tools.knowledge.labs import PREVIEW_HEIGHT, PREVIEW_WIDTH, THUMBNAIL_HEIGHT, THUMBNAIL_WIDTH
 
 #: The page is laid out at this size (a common 16:9 desktop frame), then scaled down to the preview's.
 SHOT_WIDTH = 1280
@@ -40,6 +41,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-b
 #: entirely. A shot whose palette version strays further than these (per channel, 0-255) stays in full colour.
 PALETTE_MEAN_ERROR = 2.0
 PALETTE_WORST_ERROR = 24
+#: WebP quality of the thumbnails: flat UI text stays legible at 640 px; each is about 18 KB.
+THUMBNAIL_QUALITY = 70
 PAGE_TIMEOUT_MS = 30_000
 SERVER_START_SECONDS = 90.0
 
@@ -92,6 +95,7 @@ def render_previews(
                 body, palette = optimised_png(shot)
                 path = out / f"{slug}.png"
                 path.write_bytes(body)
+                write_thumbnail(path)
                 written.append(Written(slug, path, len(body), palette))
                 report(written[-1])
         finally:
@@ -154,6 +158,22 @@ def optimised_png(shot: bytes) -> tuple[bytes, bool]:
     buffer = io.BytesIO()
     chosen.save(buffer, format="PNG", optimize=True)
     return buffer.getvalue(), faithful
+
+
+def thumbnail(preview_png: bytes) -> bytes:
+    """The WebP thumbnail of a preview: THUMBNAIL_WIDTH x THUMBNAIL_HEIGHT, lossy at THUMBNAIL_QUALITY."""
+    with Image.open(io.BytesIO(preview_png)) as image:
+        small = image.convert("RGB").resize((THUMBNAIL_WIDTH, THUMBNAIL_HEIGHT), Image.Resampling.LANCZOS)
+    buffer = io.BytesIO()
+    small.save(buffer, format="WEBP", quality=THUMBNAIL_QUALITY, method=6)
+    return buffer.getvalue()
+
+
+def write_thumbnail(preview: Path) -> Path:
+    """Write `<slug>.webp` beside the preview `<slug>.png`, from it; the thumbnail's path."""
+    target = preview.with_suffix(".webp")
+    target.write_bytes(thumbnail(preview.read_bytes()))
+    return target
 
 
 def _errors(a: Image.Image, b: Image.Image) -> tuple[float, int]:

@@ -17,12 +17,13 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from garage_tools.access.keys import IssuedKey
 from garage_tools.access.oauth import CONSENT_PATH
 from garage_tools.access.policy import Access
+from garage_tools.access.redis_client import RedisClient
 from garage_tools.access.tokens import tokens_match
 from garage_tools.errors import ServiceError
 from garage_tools.headers import RequestHeaders
+from garage_tools.mail.transports import writes_files
 from garage_tools.observability.redaction import redact_paths_in_access_log
 from garage_tools.registry import Registry
 from garage_tools.services import Services
@@ -32,6 +33,7 @@ from garage_tools.web.pages import render
 from garage_tools.web.portal import connect
 from garage_tools.web.portal.forms import MAX_KEY_NAME, clean_key_name
 from garage_tools.web.portal.mail import magic_link_mail
+from garage_tools.web.portal.reveal import NewKey, NewKeySlots
 from garage_tools.web.portal.tiers import describe_tiers
 from garage_tools.web.signin import LINK_LIFETIME, SESSION_LIFETIME, Session, SignIn, normalise_email
 
@@ -75,6 +77,10 @@ class Portal:
         self.access = access
         self.sign_in = SignIn(PortalRepository(services.database), services.limiter, services.outbox)
         self.tiers = describe_tiers(access.limits, registry)
+        settings = services.settings
+        redis = RedisClient(settings.redis_url) if settings.redis_url else None
+        self.new_keys = NewKeySlots(redis, settings.redis_key_prefix)
+        self.mail_to_files = writes_files(settings)  # no mail server: the sent page tells the operator where to look
 
     # -- pages ------------------------------------------------------------------------------------
 
@@ -119,7 +125,7 @@ class Portal:
     @_page
     async def link_sent(self, request: Request) -> Response:
         minutes = int(LINK_LIFETIME.total_seconds() // 60)
-        return render(request, "portal/sent.html", {"minutes": minutes})
+        return render(request, "portal/sent.html", {"minutes": minutes, "mail_to_files": self.mail_to_files})
 
     @_page
     async def confirm(self, request: Request) -> Response:
@@ -145,11 +151,14 @@ class Portal:
         developer = await self._developer(request)
         if developer is None:
             return RedirectResponse("/developers/sign-in", status_code=303)
-        revoked = request.query_params.get("revoked", "")
-        notice = f"Key {revoked} is revoked: it no longer works anywhere." if _KEY_ID.match(revoked) else None
-        if request.query_params.get("disconnected"):
-            notice = connect.DISCONNECTED
-        return await self._dashboard(request, developer, notice=notice)
+        new_key = await self.new_keys.take(_cookies(request).get(SESSION_COOKIE, ""))
+        return await self._dashboard(
+            request,
+            developer,
+            new_key=new_key,
+            revoked_id=request.query_params.get("revoked", ""),
+            disconnected=bool(request.query_params.get("disconnected")),
+        )
 
     @_page
     async def create_key(self, request: Request) -> Response:
@@ -164,7 +173,10 @@ class Portal:
             return await self._dashboard(request, developer, error=error, status=409)
         issued = await self.keys.issue(developer.email, name)
         log.info("portal: key %s created by a signed-in developer", issued.record.id)
-        return await self._dashboard(request, developer, new_key=issued)
+        # Shown by the page this redirects to, once: reloading that page sends no form and makes no key.
+        new_key = NewKey(issued.record.id, issued.record.name, issued.plaintext)
+        await self.new_keys.put(_cookies(request).get(SESSION_COOKIE, ""), new_key)
+        return RedirectResponse("/developers/dashboard#new-key-title", status_code=303)
 
     @_page
     async def revoke_key(self, request: Request) -> Response:
@@ -221,12 +233,19 @@ class Portal:
         request: Request,
         developer: Session,
         *,
-        new_key: IssuedKey | None = None,
-        notice: str | None = None,
+        new_key: NewKey | None = None,
+        revoked_id: str = "",
+        disconnected: bool = False,
         error: str | None = None,
         status: int = 200,
     ) -> Response:
         keys = list(reversed(await self.keys.repository.list(developer.email)))  # newest first
+        revoked = next((key for key in keys if key.id == revoked_id and not key.active), None)
+        notice = None
+        if revoked is not None:
+            notice = f"The key “{revoked.name}” (svc_live_{revoked.id}…) is revoked: it no longer works anywhere."
+        elif disconnected:
+            notice = connect.DISCONNECTED
         context: dict[str, Any] = {
             "developer": developer,
             "keys": keys,
