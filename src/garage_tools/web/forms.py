@@ -29,6 +29,7 @@ from garage_tools.headers import RequestHeaders
 log = logging.getLogger(__name__)
 
 MAX_FORM_BYTES = 4096
+MAX_FORM_FIELDS = 10  # enough for any sign-in or key form; a page with more says so
 FORGED = "This form did not come from this site, or it has gone stale. Go back, reload the page and try again."
 SEND_FROM_PAGE = "Send this form from the page."
 UNREADABLE = "The form could not be read."
@@ -73,7 +74,7 @@ async def _read_body(request: Request, access: Access, media: str, limit: int) -
 
 
 async def read_form(
-    request: Request, access: Access, *, limit: int = MAX_FORM_BYTES, max_fields: int = 10
+    request: Request, access: Access, *, limit: int = MAX_FORM_BYTES, max_fields: int = MAX_FORM_FIELDS
 ) -> dict[str, str]:
     """A URL-encoded form's fields (the last value of a repeated one), bounded in size, time and fields."""
     body = await _read_body(request, access, "application/x-www-form-urlencoded", limit)

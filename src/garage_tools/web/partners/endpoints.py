@@ -1,8 +1,8 @@
 """The partner console's pages at `/partners`: sign-in, leads (and their CSV), profile, promotions.
 
 Handlers only translate between forms and the services: sign-in and sessions live in `web/signin.py` (the
-PARTNERS audience: only an address in the directory gets a link), form checks in `web/forms.py`, what a
-form may hold in `forms.py` beside this module, and every read and change in
+PARTNERS audience: only an address in the directory gets a link), their cookies, forms and confirm step in
+`web/signin_pages.py`, what a form may hold in `forms.py` beside this module, and every read and change in
 `store/partner_console.py`, which scopes each query to the signed-in address's partner. Which partner
 that is comes from the address on every request, so a contact the directory drops is signed out at once.
 Cookies are scoped to `/partners`, apart from the developer portal's.
@@ -11,10 +11,8 @@ Cookies are scoped to `/partners`, apart from the developer portal's.
 from __future__ import annotations
 
 import csv
-import functools
 import io
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -24,9 +22,6 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from garage_tools.access.policy import Access
-from garage_tools.access.tokens import tokens_match
-from garage_tools.errors import ServiceError
-from garage_tools.headers import RequestHeaders
 from garage_tools.knowledge.directory import PartnerRecord, PromotionRecord, ServiceType
 from garage_tools.observability.redaction import redact_paths_in_access_log
 from garage_tools.partners.notices import report_link
@@ -34,7 +29,7 @@ from garage_tools.services import Services
 from garage_tools.store.partner_console import MAX_LEADS, PartnerConsoleRepository, PartnerLead
 from garage_tools.store.partners import LeadSource
 from garage_tools.store.portal import PortalRepository
-from garage_tools.web.forms import FORGED, DoubleSubmit, Refused, check_origin, read_form
+from garage_tools.web.forms import Refused
 from garage_tools.web.pages import render
 from garage_tools.web.partners.forms import (
     AS_BEFORE,
@@ -47,15 +42,13 @@ from garage_tools.web.partners.forms import (
     read_promotion,
 )
 from garage_tools.web.partners.mail import partner_link_mail
-from garage_tools.web.signin import LINK_LIFETIME, PARTNERS, SESSION_LIFETIME, Session, SignIn, normalise_email
+from garage_tools.web.signin import LINK_LIFETIME, PARTNERS, Session, SignedIn, SignIn, normalise_email
+from garage_tools.web.signin_pages import NO_STORE, SIGNED_OUT, SignInPages, as_pages
 
 log = logging.getLogger(__name__)
 
 HOME = "/partners"
-SESSION_COOKIE = "gt_partner_session"
-FORM_TOKEN = DoubleSubmit("gt_partner_form", HOME)  # the pre-session form token
 CONFIRM_PATH = "/partners/confirm/"
-NO_STORE = {"Cache-Control": "no-store"}
 LEADS_SHOWN = 200
 CSV_COLUMNS = ["received_utc", "urgency", "problem", "zip", "door_size", "from", "homeowner_name",
                "homeowner_email", "report"]  # fmt: skip
@@ -73,25 +66,7 @@ class SignedInPartner:
         return self.partner.id
 
 
-Handler = Callable[["Console", Request], Awaitable[Response]]
-
-
-def _page(handler: Handler) -> Handler:
-    """Refusals and service errors as pages of their own, with their status (never a JSON envelope)."""
-
-    @functools.wraps(handler)
-    async def answer(console: Console, request: Request) -> Response:
-        try:
-            return await handler(console, request)
-        except Refused as refused:
-            context = {"title": "Not done", "message": refused.message}
-            return render(request, "partners/message.html", context, status=refused.status, headers=NO_STORE)
-        except ServiceError as error:
-            context = {"title": "Please try again shortly", "message": error.message}
-            headers = {**NO_STORE, **error.headers}
-            return render(request, "partners/message.html", context, status=error.status, headers=headers)
-
-    return answer
+_page = as_pages("partners/message.html")
 
 
 class Console:
@@ -100,6 +75,15 @@ class Console:
         self.store = PartnerConsoleRepository(services.database)
         self.sign_in = SignIn(
             PortalRepository(services.database), services.limiter, services.outbox, PARTNERS, admits=self._admits
+        )
+        self.pages = SignInPages(
+            self.sign_in,
+            access,
+            home=HOME,
+            session_cookie="gt_partner_session",
+            form_cookie="gt_partner_form",
+            confirm_path=CONFIRM_PATH,
+            max_form_fields=MAX_FIELDS,
         )
         self.refresh_seconds = services.settings.partner_refresh_seconds
         self.notices = services.tool_data.partners.notices
@@ -115,7 +99,7 @@ class Console:
         """Signed in: the leads. Otherwise: the sign-in form."""
         me = await self._partner(request)
         if me is None:
-            return self._with_form_token(request, "partners/sign_in.html", {})
+            return self.pages.with_form_token(request, "partners/sign_in.html", {})
         wanted, problems = read_lead_filter(dict(request.query_params))
         leads = await self.store.leads(me.id, wanted, limit=LEADS_SHOWN)
         context = {
@@ -131,12 +115,12 @@ class Console:
 
     @_page
     async def request_link(self, request: Request) -> Response:
-        form = await self._anonymous_form(request)
+        form = await self.pages.anonymous_form(request)
         email = normalise_email(form.get("email", ""))
         if email is None:
             typed = "".join(c for c in form.get("email", "") if c.isprintable())
             context = {"error": "Enter the e-mail address we have for your business.", "email": typed}
-            return self._with_form_token(request, "partners/sign_in.html", context, status=400)
+            return self.pages.with_form_token(request, "partners/sign_in.html", context, status=400)
         confirm = f"{self._base_url(request)}{CONFIRM_PATH}"
         await self.sign_in.request_link(
             email, self.access.client_ip(request.scope), lambda token: partner_link_mail(email, confirm + token)
@@ -151,34 +135,16 @@ class Console:
 
     @_page
     async def confirm(self, request: Request) -> Response:
-        """GET shows a button (mail scanners fetch links; looking must not sign in); POST signs in."""
-        token = request.path_params["token"]
-        headers = {"Referrer-Policy": "no-referrer", **NO_STORE}
-        if request.method == "GET":
-            usable = await self.sign_in.link_usable(token)
-            status = 200 if usable else 400
-            context = {"usable": usable}
-            return self._with_form_token(request, "partners/confirm.html", context, status=status, headers=headers)
-        await self._anonymous_form(request)
-        signed_in = await self.sign_in.sign_in(token, _cookies(request).get(SESSION_COOKIE))
-        if signed_in is None:
-            context = {"usable": False}
-            return self._with_form_token(request, "partners/confirm.html", context, status=400, headers=headers)
+        return await self.pages.confirm(request, "partners/confirm.html", on_sign_in=self._audit_sign_in)
+
+    async def _audit_sign_in(self, signed_in: SignedIn) -> None:
         partner_id = await self.store.partner_of(signed_in.email)
         if partner_id is not None:
             await self.store.record(partner_id, signed_in.email, "sign_in", {})
-        response = RedirectResponse(signed_in.landing, status_code=303, headers=headers)
-        self._set_session(request, response, signed_in.session_id)
-        FORM_TOKEN.delete_cookie(response, secure=self._secure(request))
-        return response
 
     @_page
     async def sign_out(self, request: Request) -> Response:
-        await self._signed_in_form(request)
-        await self.sign_in.sign_out(_cookies(request).get(SESSION_COOKIE, ""))
-        response = RedirectResponse(HOME, status_code=303)
-        response.delete_cookie(SESSION_COOKIE, path=HOME, secure=self._secure(request), httponly=True, samesite="lax")
-        return response
+        return await self.pages.sign_out(request)
 
     # -- leads ----------------------------------------------------------------------------------
 
@@ -360,67 +326,26 @@ class Console:
     # -- helpers --------------------------------------------------------------------------------
 
     async def _partner(self, request: Request) -> SignedInPartner | None:
-        session = await self.sign_in.session(_cookies(request).get(SESSION_COOKIE))
+        return await self._partner_of(await self.pages.session(request))
+
+    async def _partner_of(self, session: Session | None) -> SignedInPartner | None:
+        """The partner a session's address belongs to now: a contact the directory drops opens nothing."""
         if session is None:
             return None
         partner_id = await self.store.partner_of(session.email)
         partner = await self.store.partner(partner_id) if partner_id is not None else None
         return SignedInPartner(session, partner) if partner is not None else None
 
-    def _check_origin(self, request: Request) -> None:
-        path = CONFIRM_PATH + "…" if request.url.path.startswith(CONFIRM_PATH) else request.url.path
-        check_origin(request, self._base_url(request), path)
-
-    async def _anonymous_form(self, request: Request) -> dict[str, str]:
-        """A form posted before sign-in: it must repeat the random token of the browser's form cookie."""
-        self._check_origin(request)
-        form = await read_form(request, self.access)
-        FORM_TOKEN.check(request, form.get("csrf"))
-        return form
-
     async def _signed_in_form(self, request: Request) -> tuple[SignedInPartner, dict[str, str]]:
         """A form posted by a signed-in partner: it must carry the session's own token."""
-        self._check_origin(request)
-        form = await read_form(request, self.access, max_fields=MAX_FIELDS)
-        me = await self._partner(request)
+        session, form = await self.pages.signed_in_form(request)
+        me = await self._partner_of(session)
         if me is None:
-            raise Refused("You are signed out (the session ended or expired). Sign in again to continue.")
-        if not tokens_match(me.session.csrf_token, form.get("csrf")):
-            raise Refused(FORGED)
+            raise Refused(SIGNED_OUT)
         return me, form
 
-    def _with_form_token(
-        self,
-        request: Request,
-        template: str,
-        context: dict[str, Any],
-        *,
-        status: int = 200,
-        headers: dict[str, str] | None = None,
-    ) -> Response:
-        """Render a page with an anonymous form, giving the browser a form cookie if it has none."""
-        token, fresh = FORM_TOKEN.token(request)
-        response = render(request, template, {**context, "csrf": token}, status=status, headers=headers)
-        if fresh:
-            FORM_TOKEN.set_cookie(response, token, secure=self._secure(request))
-        return response
-
     def _base_url(self, request: Request) -> str:
-        return self.access.base_url(request.scope)
-
-    def _secure(self, request: Request) -> bool:
-        return request.url.scheme == "https" or self._base_url(request).startswith("https://")
-
-    def _set_session(self, request: Request, response: Response, session_id: str) -> None:
-        response.set_cookie(
-            SESSION_COOKIE,
-            session_id,
-            max_age=int(SESSION_LIFETIME.total_seconds()),
-            path=HOME,
-            secure=self._secure(request),
-            httponly=True,
-            samesite="lax",
-        )
+        return self.pages.base_url(request)
 
 
 _NOTICES = {
@@ -455,10 +380,6 @@ def _form_of(promotion: PromotionRecord) -> dict[str, str]:
 def spreadsheet_cells(cells: list[str]) -> list[str]:
     """Cells a spreadsheet will show as text: one that starts like a formula gets a leading apostrophe."""
     return [f"'{cell}" if cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell for cell in cells]
-
-
-def _cookies(request: Request) -> dict[str, str]:
-    return RequestHeaders.of(request.scope).cookies()
 
 
 def partner_routes(services: Services, access: Access) -> list[BaseRoute]:

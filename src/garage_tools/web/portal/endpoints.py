@@ -1,16 +1,14 @@
 """The developer portal's pages at `/developers`: landing, sign-in, the key dashboard, connecting apps.
 
-Handlers only translate between forms and the services: sign-in, sessions and CSRF tokens live in
-`sessions.py`, reading and checking forms in `forms.py`, keys in `access.keys`. Cookies are scoped to
-`/developers`, so the API endpoints never see them.
+Handlers only translate between forms and the services: sign-in and sessions live in `web/signin.py`,
+their cookies, forms and confirm step in `web/signin_pages.py`, what a key name may be in `forms.py`,
+keys in `access.keys`. Cookies are scoped to `/developers`, so the API endpoints never see them.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.requests import Request
@@ -20,54 +18,30 @@ from starlette.routing import BaseRoute, Route
 from garage_tools.access.oauth import CONSENT_PATH
 from garage_tools.access.policy import Access
 from garage_tools.access.redis_client import RedisClient
-from garage_tools.access.tokens import tokens_match
-from garage_tools.errors import ServiceError
-from garage_tools.headers import RequestHeaders
 from garage_tools.mail.transports import writes_files
 from garage_tools.observability.redaction import redact_paths_in_access_log
 from garage_tools.registry import Registry
 from garage_tools.services import Services
 from garage_tools.store.portal import PortalRepository
-from garage_tools.web.forms import FORGED, DoubleSubmit, Refused, check_origin, read_form
 from garage_tools.web.pages import render
 from garage_tools.web.portal import connect
 from garage_tools.web.portal.forms import MAX_KEY_NAME, clean_key_name
 from garage_tools.web.portal.mail import magic_link_mail
 from garage_tools.web.portal.reveal import NewKey, NewKeySlots
 from garage_tools.web.portal.tiers import describe_tiers
-from garage_tools.web.signin import LINK_LIFETIME, SESSION_LIFETIME, Session, SignIn, normalise_email
+from garage_tools.web.signin import LINK_LIFETIME, Session, SignIn, normalise_email
+from garage_tools.web.signin_pages import NO_STORE, SignInPages, as_pages
 
 log = logging.getLogger(__name__)
 
+HOME = "/developers"
 SESSION_COOKIE = "gt_session"
-COOKIE_PATH = "/developers"
-FORM_TOKEN = DoubleSubmit("gt_form", COOKIE_PATH)  # the pre-session form token
 CONFIRM_PATH = "/developers/confirm/"
 MAX_ACTIVE_KEYS = 10
-NO_STORE = {"Cache-Control": "no-store"}
 _KEY_ID = re.compile(r"^[A-Za-z0-9]{1,16}$")
 
 
-Handler = Callable[["Portal", Request], Awaitable[Response]]
-
-
-def _page(handler: Handler) -> Handler:
-    """Refusals and service errors as pages of their own, with their status (never a JSON envelope)."""
-
-    @functools.wraps(handler)
-    async def answer(portal: Portal, request: Request) -> Response:
-        try:
-            return await handler(portal, request)
-        except Refused as refused:
-            context = {"title": "Not done", "message": refused.message}
-            return render(request, "portal/message.html", context, status=refused.status, headers=NO_STORE)
-        except ServiceError as error:
-            context = {"title": "Please try again shortly", "message": error.message}
-            return render(
-                request, "portal/message.html", context, status=error.status, headers={**NO_STORE, **error.headers}
-            )
-
-    return answer
+_page = as_pages("portal/message.html")
 
 
 class Portal:
@@ -76,6 +50,14 @@ class Portal:
         self.oauth = services.oauth
         self.access = access
         self.sign_in = SignIn(PortalRepository(services.database), services.limiter, services.outbox)
+        self.pages = SignInPages(
+            self.sign_in,
+            access,
+            home=HOME,
+            session_cookie=SESSION_COOKIE,
+            form_cookie="gt_form",
+            confirm_path=CONFIRM_PATH,
+        )
         self.tiers = describe_tiers(access.limits, registry)
         settings = services.settings
         redis = RedisClient(settings.redis_url) if settings.redis_url else None
@@ -89,19 +71,19 @@ class Portal:
         context = {
             "developer": await self._developer(request),
             "tiers": self.tiers,
-            "base_url": self._base_url(request),
+            "base_url": self.pages.base_url(request),
         }
-        return self._with_form_token(request, "portal/landing.html", context)
+        return self.pages.with_form_token(request, "portal/landing.html", context)
 
     @_page
     async def sign_in_page(self, request: Request) -> Response:
         """The sign-in form; `?next=` names a portal page to come back to once signed in (kept only if local)."""
         next_page = self.sign_in.audience.return_path(request.query_params.get("next"))
-        return self._with_form_token(request, "portal/sign_in.html", {"next": next_page})
+        return self.pages.with_form_token(request, "portal/sign_in.html", {"next": next_page})
 
     @_page
     async def request_link(self, request: Request) -> Response:
-        form = await self._anonymous_form(request)
+        form = await self.pages.anonymous_form(request)
         email = normalise_email(form.get("email", ""))
         if email is None:
             # What was typed goes back into the field, less what a page cannot show (NUL, bidi controls, ...).
@@ -111,8 +93,8 @@ class Portal:
                 "email": typed,
                 "next": self.sign_in.audience.return_path(form.get("next")),
             }
-            return self._with_form_token(request, "portal/sign_in.html", context, status=400)
-        confirm = f"{self._base_url(request)}{CONFIRM_PATH}"
+            return self.pages.with_form_token(request, "portal/sign_in.html", context, status=400)
+        confirm = f"{self.pages.base_url(request)}{CONFIRM_PATH}"
         await self.sign_in.request_link(
             email,
             self.access.client_ip(request.scope),
@@ -129,29 +111,14 @@ class Portal:
 
     @_page
     async def confirm(self, request: Request) -> Response:
-        """GET shows a button (mail scanners fetch links; looking must not sign in); POST signs in."""
-        token = request.path_params["token"]
-        headers = {"Referrer-Policy": "no-referrer", **NO_STORE}
-        if request.method == "GET":
-            usable = await self.sign_in.link_usable(token)
-            return self._with_form_token(
-                request, "portal/confirm.html", {"usable": usable}, status=200 if usable else 400, headers=headers
-            )
-        await self._anonymous_form(request)
-        signed_in = await self.sign_in.sign_in(token, _cookies(request).get(SESSION_COOKIE))
-        if signed_in is None:
-            return self._with_form_token(request, "portal/confirm.html", {"usable": False}, status=400, headers=headers)
-        response = RedirectResponse(signed_in.landing, status_code=303, headers=headers)
-        self._set_cookie(request, response, SESSION_COOKIE, signed_in.session_id, int(SESSION_LIFETIME.total_seconds()))
-        FORM_TOKEN.delete_cookie(response, secure=self._secure(request))
-        return response
+        return await self.pages.confirm(request, "portal/confirm.html")
 
     @_page
     async def dashboard(self, request: Request) -> Response:
         developer = await self._developer(request)
         if developer is None:
             return RedirectResponse("/developers/sign-in", status_code=303)
-        new_key = await self.new_keys.take(_cookies(request).get(SESSION_COOKIE, ""))
+        new_key = await self.new_keys.take(self.pages.session_id(request))
         return await self._dashboard(
             request,
             developer,
@@ -162,7 +129,7 @@ class Portal:
 
     @_page
     async def create_key(self, request: Request) -> Response:
-        developer, form = await self._signed_in_form(request)
+        developer, form = await self.pages.signed_in_form(request)
         name = clean_key_name(form.get("name", ""))
         if name is None:
             error = f"Give the key a name of 1 to {MAX_KEY_NAME} characters, such as “laptop” or “ci”."
@@ -175,12 +142,12 @@ class Portal:
         log.info("portal: key %s created by a signed-in developer", issued.record.id)
         # Shown by the page this redirects to, once: reloading that page sends no form and makes no key.
         new_key = NewKey(issued.record.id, issued.record.name, issued.plaintext)
-        await self.new_keys.put(_cookies(request).get(SESSION_COOKIE, ""), new_key)
+        await self.new_keys.put(self.pages.session_id(request), new_key)
         return RedirectResponse("/developers/dashboard#new-key-title", status_code=303)
 
     @_page
     async def revoke_key(self, request: Request) -> Response:
-        developer, _ = await self._signed_in_form(request)
+        developer, _ = await self.pages.signed_in_form(request)
         key_id = request.path_params["key_id"]
         record = await self.keys.revoke(key_id, owner_email=developer.email) if _KEY_ID.match(key_id) else None
         if record is None:
@@ -189,11 +156,7 @@ class Portal:
 
     @_page
     async def sign_out(self, request: Request) -> Response:
-        await self._signed_in_form(request)
-        await self.sign_in.sign_out(_cookies(request).get(SESSION_COOKIE, ""))
-        response = RedirectResponse("/developers", status_code=303)
-        self._delete_cookie(request, response, SESSION_COOKIE)
-        return response
+        return await self.pages.sign_out(request)
 
     # -- connecting apps (OAuth: the protocol is surfaces/oauth.py) ---------------------------------
 
@@ -208,8 +171,8 @@ class Portal:
             if developer is None:
                 return RedirectResponse(f"/developers/sign-in?next={request.url.path}", status_code=303)
             return connect.consent_page(request, grant, developer)
-        developer, form = await self._signed_in_form(request)
-        issuer = self._base_url(request)
+        developer, form = await self.pages.signed_in_form(request)
+        issuer = self.pages.base_url(request)
         if form.get("decision") == "allow":
             target = await self.oauth.allow(grant, developer.email, issuer)
         else:
@@ -220,7 +183,7 @@ class Portal:
 
     @_page
     async def disconnect(self, request: Request) -> Response:
-        developer, _ = await self._signed_in_form(request)
+        developer, _ = await self.pages.signed_in_form(request)
         record = await self.oauth.revoke(request.path_params["grant_id"], email=developer.email)
         if record is None:
             return await self._dashboard(request, developer, error="There is no such app among yours.", status=404)
@@ -255,73 +218,17 @@ class Portal:
             "apps": await self.oauth.connected(developer.email),
             "notice": notice,
             "error": error,
-            "base_url": self._base_url(request),
+            "base_url": self.pages.base_url(request),
         }
         return render(request, "portal/dashboard.html", context, status=status, headers=NO_STORE)
 
     async def _developer(self, request: Request) -> Session | None:
-        return await self.sign_in.session(_cookies(request).get(SESSION_COOKIE))
-
-    def _check_origin(self, request: Request) -> None:
-        path = CONFIRM_PATH + "…" if request.url.path.startswith(CONFIRM_PATH) else request.url.path
-        check_origin(request, self._base_url(request), path)
-
-    async def _anonymous_form(self, request: Request) -> dict[str, str]:
-        """A form posted before sign-in: it must repeat the random token of the browser's form cookie."""
-        self._check_origin(request)
-        form = await read_form(request, self.access)
-        FORM_TOKEN.check(request, form.get("csrf"))
-        return form
-
-    async def _signed_in_form(self, request: Request) -> tuple[Session, dict[str, str]]:
-        """A form posted by a signed-in developer: it must carry the session's own token."""
-        self._check_origin(request)
-        form = await read_form(request, self.access)
-        developer = await self._developer(request)
-        if developer is None:
-            raise Refused("You are signed out (the session ended or expired). Sign in again to continue.")
-        if not tokens_match(developer.csrf_token, form.get("csrf")):
-            raise Refused(FORGED)
-        return developer, form
-
-    def _with_form_token(
-        self,
-        request: Request,
-        template: str,
-        context: dict[str, Any],
-        *,
-        status: int = 200,
-        headers: dict[str, str] | None = None,
-    ) -> Response:
-        """Render a page with an anonymous form, giving the browser a form cookie if it has none."""
-        token, fresh = FORM_TOKEN.token(request)
-        response = render(request, template, {**context, "csrf": token}, status=status, headers=headers)
-        if fresh:
-            FORM_TOKEN.set_cookie(response, token, secure=self._secure(request))
-        return response
-
-    def _base_url(self, request: Request) -> str:
-        return self.access.base_url(request.scope)
-
-    def _secure(self, request: Request) -> bool:
-        return request.url.scheme == "https" or self._base_url(request).startswith("https://")
-
-    def _set_cookie(self, request: Request, response: Response, name: str, value: str, max_age: int | None) -> None:
-        response.set_cookie(
-            name, value, max_age=max_age, path=COOKIE_PATH, secure=self._secure(request), httponly=True, samesite="lax"
-        )
-
-    def _delete_cookie(self, request: Request, response: Response, name: str) -> None:
-        response.delete_cookie(name, path=COOKIE_PATH, secure=self._secure(request), httponly=True, samesite="lax")
+        return await self.pages.session(request)
 
 
 def _gone(request: Request) -> Response:
     context = {"title": "This request has ended", "message": connect.GONE}
     return render(request, "portal/message.html", context, status=400, headers=NO_STORE)
-
-
-def _cookies(request: Request) -> dict[str, str]:
-    return RequestHeaders.of(request.scope).cookies()
 
 
 def portal_routes(services: Services, access: Access, registry: Registry) -> list[BaseRoute]:
