@@ -179,7 +179,7 @@ def create_app(
         *inspection_routes(services, access),
         *lab_routes(services, access),
         *photo_routes(services.photos),
-        *widget_routes(services.knowledge),
+        *widget_routes(services, access),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Service(

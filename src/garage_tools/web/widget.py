@@ -1,4 +1,5 @@
-"""The contractor widget: `/widget.js` (the current major version), `/widget/v1.js` (pinned) and its stylesheet.
+"""The contractor widget: `/widget.js` (the current major version), `/widget/v1.js` (pinned), its stylesheet,
+and `/developers/widget`, the page that shows it working and writes a site's two lines.
 
 One script, built here once at start-up, with no dependencies: the homeowner page's result cards
 (static/components/results.js, run with `window` shadowed so they add no global to the host page), the
@@ -14,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 from starlette.requests import Request
@@ -21,9 +23,12 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from garage_tools import __version__
+from garage_tools.access.origins import origin_of
+from garage_tools.access.policy import Access
 from garage_tools.knowledge.loader import Knowledge
+from garage_tools.services import Services
 from garage_tools.web.assets import BuiltAsset
-from garage_tools.web.pages import STATIC
+from garage_tools.web.pages import STATIC, render
 from garage_tools.web.results import load_words, symptom_chips
 
 WIDGET_DIR = STATIC / "widget"
@@ -33,6 +38,10 @@ JS = "text/javascript; charset=utf-8"
 CSS = "text/css; charset=utf-8"
 #: A length in rem (`1.25rem`, `.9rem`), not part of a longer name.
 _REM = re.compile(r"(?<![\w.-])(\d*\.?\d+)rem\b")
+#: What a snippet may carry: the checks widget.js makes, so the page never writes code the widget ignores.
+PARTNER_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+ACCENT = re.compile(r"#[0-9A-Fa-f]{6}")
+DEFAULT_ACCENT = "#0b5cad"
 
 
 def widget_words() -> dict[str, Any]:
@@ -94,11 +103,84 @@ class WidgetFiles:
         return self.stylesheet.respond(request)
 
 
-def widget_routes(knowledge: Knowledge) -> list[BaseRoute]:
-    """The widget's files, for `create_app`'s route list."""
-    files = WidgetFiles.build(knowledge)
+@dataclass(frozen=True)
+class WidgetOptions:
+    """The options a site sets on its `<div data-garage-doors>`, as the snippet generator took them."""
+
+    partner_id: str = ""
+    zip: str = ""
+    accent: str = ""
+    compact: bool = False
+
+    @classmethod
+    def from_query(cls, query: Any) -> WidgetOptions:
+        """The generator's form, keeping only what the widget would accept."""
+        partner = str(query.get("partner", "")).strip()
+        accent = str(query.get("accent", "")).strip()
+        return cls(
+            partner_id=partner if PARTNER_ID.fullmatch(partner) else "",
+            zip=str(query.get("zip", "")).strip()[:200],
+            accent=accent if ACCENT.fullmatch(accent) and accent.lower() != DEFAULT_ACCENT else "",
+            compact=query.get("compact") == "1",
+        )
+
+    def attributes(self) -> list[tuple[str, str | None]]:
+        """The element's data- attributes, in the order the snippet writes them."""
+        pairs: list[tuple[str, str | None]] = [("data-garage-doors", None)]
+        if self.partner_id:
+            pairs.append(("data-partner-id", self.partner_id))
+        if self.zip:
+            pairs.append(("data-zip", self.zip))
+        if self.accent:
+            pairs.append(("data-accent", self.accent))
+        if self.compact:
+            pairs.append(("data-compact", None))
+        return pairs
+
+    def snippet(self, base_url: str) -> str:
+        """The two lines a site pastes."""
+        attributes = " ".join(
+            name if value is None else f'{name}="{escape(value, quote=True)}"' for name, value in self.attributes()
+        )
+        return f'<div {attributes}></div>\n<script src="{base_url}/widget.js" async></script>'
+
+
+class WidgetPage:
+    """`/developers/widget`: a live preview, the snippet generator and the operator's notes."""
+
+    def __init__(self, services: Services, access: Access) -> None:
+        self.services = services
+        self.access = access
+
+    async def page(self, request: Request) -> Response:
+        base = self.access.base_url(request.scope)
+        options = WidgetOptions.from_query(request.query_params)
+        unknown_partner = False
+        if options.partner_id:
+            directory = await self.services.tool_data.partners.directory.current()
+            unknown_partner = directory.index.get(options.partner_id) is None
+        challenge = self.access.challenge
+        context = {
+            "options": options,
+            "accent": options.accent or DEFAULT_ACCENT,
+            "snippet": options.snippet(base),
+            "unknown_partner": unknown_partner,
+            "base_url": base,
+            "major": MAJOR,
+            "challenge_on": challenge.enabled,
+            "site_key_set": challenge.site_key is not None,
+            "challenge_origin": origin_of(challenge.script_url),
+        }
+        return render(request, "widget/developers.html", context)
+
+
+def widget_routes(services: Services, access: Access) -> list[BaseRoute]:
+    """The widget's files and its page for developers, for `create_app`'s route list."""
+    files = WidgetFiles.build(services.knowledge)
+    page = WidgetPage(services, access)
     return [
         Route("/widget.js", files.serve_script, methods=["GET"]),
         Route(f"/widget/v{MAJOR}.js", files.serve_script, methods=["GET"]),
         Route(f"/widget/v{MAJOR}.css", files.serve_stylesheet, methods=["GET"]),
+        Route("/developers/widget", page.page, methods=["GET"]),
     ]
