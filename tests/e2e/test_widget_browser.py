@@ -21,6 +21,7 @@ from tests.e2e.page_checks import DESKTOP, PHONE, serious_findings, sideways
 from tests.fakes.host_site import HostSite, Page
 
 SHOTS = Path("/tmp/widget-shots")
+SMALL_PHONE = {"width": 320, "height": 640}
 HOST_CSS = """
 html { font-size: 10px; }
 body { font-family: serif; color: rgb(255, 0, 0); line-height: 3; letter-spacing: 4px; text-transform: uppercase; }
@@ -207,6 +208,8 @@ def test_host_css_does_not_reach_in_and_ours_does_not_reach_out(open_widget: Any
     assert host_card.evaluate("n => getComputedStyle(n).borderTopWidth") == "0px"
     assert host_card.locator("h2").evaluate("n => getComputedStyle(n).fontSize") == "13px"
     assert page.locator("[data-garage-doors]").evaluate("n => n.shadowRoot.querySelector('.gdw-compact') !== null")
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "widget-on-a-styled-host.png"), full_page=True)
 
 
 @pytest.mark.parametrize(
@@ -243,7 +246,7 @@ def test_refusals_read_as_plain_words(open_widget: Any, live_server: LiveServer,
     widget.problems.clear()  # the refused fetch itself is logged by Chromium
 
 
-@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+@pytest.mark.parametrize("viewport", [SMALL_PHONE, PHONE, DESKTOP], ids=["320px", "phone", "desktop"])
 def test_on_a_phone_and_a_desktop_nothing_scrolls_sideways_and_axe_is_content(
     open_widget: Any, viewport: dict[str, int]
 ) -> None:
