@@ -144,6 +144,8 @@ def test_a_chip_then_a_zip_code_gives_a_diagnosis_and_a_bookable_pro(open_widget
     routed = [body for tool, body in widget.sent if tool == "routeByZip"]
     assert routed == [{"zipOrLocation": "84770", "leadHeat": "hot", "issue": "banging_noise"}]
     assert all("challengeToken" not in body for _, body in widget.sent)  # the challenge is off here
+    # One global for pages that add the element later, and the cards' own name stays off the host's window.
+    assert widget.page.evaluate("[typeof GarageDoors.mount, typeof window.GarageResults]") == ["function", "undefined"]
 
 
 def test_free_text_and_a_city(open_widget: Any) -> None:

@@ -44,9 +44,31 @@ ACCENT = re.compile(r"#[0-9A-Fa-f]{6}")
 DEFAULT_ACCENT = "#0b5cad"
 
 
+#: Every sentence widget.js uses of its own; start-up fails on a words file that lacks one.
+REQUIRED_WIDGET_WORDS = frozenset(
+    {
+        "heading",
+        "chipsLabel",
+        "describeLabel",
+        "describePlaceholder",
+        "describeButton",
+        "placeLabel",
+        "placePlaceholder",
+        "placeButton",
+        "working",
+        "challengeFailed",
+        "notSetUp",
+        "poweredBy",
+    }
+)
+
+
 def widget_words() -> dict[str, Any]:
-    """The cards' words with the widget's own under `widget`."""
-    own = json.loads((WIDGET_DIR / "words.json").read_text(encoding="utf-8"))
+    """The cards' words with the widget's own under `widget`; ValueError naming any that is missing."""
+    own: dict[str, Any] = json.loads((WIDGET_DIR / "words.json").read_text(encoding="utf-8"))
+    missing = sorted(REQUIRED_WIDGET_WORDS - own.keys())
+    if missing:
+        raise ValueError(f"widget/words.json lacks {', '.join(missing)}")
     return {**load_words(), "widget": own}
 
 
