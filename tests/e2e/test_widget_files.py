@@ -50,6 +50,7 @@ def test_the_files_are_readable_from_any_origin(api: httpx.Client) -> None:
         assert response.headers["access-control-allow-origin"] == "*"
         assert response.headers["cross-origin-resource-policy"] == "cross-origin"
         assert response.headers["x-content-type-options"] == "nosniff"
+        assert response.headers["vary"] == "Origin"  # a copy fetched without Origin lacks the CORS header
 
 
 def test_the_challenge_advice_when_the_challenge_is_off(api: httpx.Client) -> None:

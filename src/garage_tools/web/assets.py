@@ -3,7 +3,8 @@
 Each is built once at start-up and answered with validators: a strong ETag (a hash of the bytes, so every
 host of a deployment answers the same one) and Last-Modified (when this process built it), and a 304 to a
 request that already holds it. They are cached for a day, readable from any origin (the app's CORS) and
-loadable into pages that isolate themselves (`Cross-Origin-Resource-Policy: cross-origin`).
+loadable into pages that isolate themselves (`Cross-Origin-Resource-Policy: cross-origin`), and vary with
+`Origin`, since the CORS header comes only with one.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ class BuiltAsset:
             "Cache-Control": ASSET_CACHE,
             "X-Content-Type-Options": "nosniff",
             "Cross-Origin-Resource-Policy": "cross-origin",
+            # CORS adds Access-Control-Allow-Origin only to requests that send an Origin: a shared cache must not
+            # hand a copy fetched without one to the widget's stylesheet request (crossorigin), which needs it.
+            "Vary": "Origin",
         }
 
     def respond(self, request: Request) -> Response:
