@@ -31,13 +31,13 @@ p, h2, h3 { margin: 90px 0; }
 """
 
 
-def host_page(service: str, attributes: str = "", head: str = "", before: str = "") -> str:
+def host_page(service: str, attributes: str = "", head: str = "", before: str = "", after: str = "") -> str:
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,"><title>Acme Garage Doors</title>{head}</head>
 <body><main><h1>Acme Garage Doors</h1>{before}
 <div data-garage-doors {attributes}></div>
-<script src="{service}/widget.js" async></script>
+<script src="{service}/widget.js" async></script>{after}
 </main></body></html>"""
 
 

@@ -16,12 +16,14 @@ import httpx
 import pytest
 
 from tests.conftest import LiveServer, start_server, stop_server
-from tests.e2e.page_checks import DESKTOP
+from tests.e2e.page_checks import DESKTOP, PHONE, sideways
 from tests.e2e.test_widget_browser import Widget, host_page
 from tests.fakes.host_site import HostSite, Page
 from tests.fakes.siteverify import PASS_SECRET, FakeSiteverify
 
 SITE_KEY = "1x00000000000000000000AA"
+CONTRACTOR = "dixie-door-and-spring"
+LAB = "safety-systems-lab"
 ADMITTED = "https://doors.example.com"
 
 
@@ -54,6 +56,11 @@ def guarded(
         f"img-src {service} data:; frame-src {site.url}"
     )
     site.pages["/guarded.html"] = Page(host_page(service), {"Content-Security-Policy": csp})
+    lab = httpx.post(f"{service}/api/v1/getLabEmbed", json={"slug": LAB}, timeout=10).json()["iframeHtml"]
+    site.pages["/contractor.html"] = Page(
+        host_page(service, f'data-partner-id="{CONTRACTOR}"', after=f"<section><h2>Learn</h2>{lab}</section>"),
+        {"Content-Security-Policy": csp.replace(f"frame-src {site.url}", f"frame-src {site.url} {service}")},
+    )
     yield server
     stop_server(server)
 
@@ -130,3 +137,23 @@ def test_a_bare_cross_origin_call_is_still_refused(widget: Widget, site: HostSit
     )
     assert answer == [403, "challenge_required"]
     widget.problems.clear()  # Chromium logs the 403
+
+
+def test_done_when_a_phone_gets_the_contractor_and_a_usable_lab_with_the_challenge_on(
+    browser: Any, site: HostSite, guarded: LiveServer, siteverify: FakeSiteverify
+) -> None:
+    """The issue's "done when", on one contractor page: two lines for the widget and the lab embed."""
+    siteverify.action = "widget"
+    widget = Widget(browser.new_page(viewport=PHONE), guarded.url)
+    widget.page.goto(f"{site.url}/contractor.html")
+    widget.chip("loud bang")
+    pro = widget.find_pro("St. George, UT")
+    assert "Dixie Door & Spring" in pro.inner_text()  # the contractor's own, who serves the place
+    assert pro.locator("a.gdr-book").is_visible() and pro.locator("a.gdr-call").is_visible()
+    assert all(body.get("challengeToken") for _, body in widget.sent)
+    widget.page.wait_for_function("document.querySelector('iframe').getBoundingClientRect().height > 1500")
+    assert sideways(widget.page) == []
+    widget.page.screenshot(path="/tmp/widget-shots/contractor-page-390.png", full_page=True)
+    widget.page.close()
+    # The lab snippet's style attribute is refused by this policy (its width and height attributes stand in).
+    assert all("inline style" in problem for problem in widget.problems), widget.problems
