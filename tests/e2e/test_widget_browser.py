@@ -10,13 +10,14 @@ sideways scroll and no serious axe-core finding.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, start_server, stop_server
 from tests.e2e.page_checks import DESKTOP, PHONE, serious_findings, sideways
 from tests.fakes.host_site import HostSite, Page
 
@@ -273,3 +274,26 @@ def test_the_widget_is_keyboard_usable(open_widget: Any) -> None:
     page.keyboard.type("84770")
     page.keyboard.press("Enter")
     page.locator(".gdr-partner").wait_for()
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory: pytest.TempPathFactory, site: HostSite) -> Iterator[LiveServer]:
+    """A service with the public tier's real kind of limit, small enough to reach: two calls a minute."""
+    server = start_server(tmp_path_factory.mktemp("widget-limited"), {"GARAGE_TOOLS_RATE_LIMIT_PUBLIC": "2/minute"})
+    site.pages["/limited.html"] = Page(host_page(server.url))
+    yield server
+    stop_server(server)
+
+
+def test_the_real_rate_limit_reads_as_a_wait(browser: Any, site: HostSite, limited: LiveServer) -> None:
+    widget = Widget(browser.new_page(viewport=PHONE), limited.url)
+    widget.page.goto(f"{site.url}/limited.html")
+    widget.chip("loud bang")
+    widget.chip("won't open")
+    widget.page.get_by_role("button", name="grinding noise", exact=True).click()
+    message = widget.page.locator(".gdr-message-error")
+    message.wait_for()
+    seconds = re.search(r"Please wait ([0-9]+) seconds and try again", message.inner_text())
+    assert seconds is not None and 0 < int(seconds.group(1)) <= 60, message.inner_text()
+    widget.page.close()
+    assert all("429" in problem for problem in widget.problems), widget.problems  # Chromium logs the refusal
