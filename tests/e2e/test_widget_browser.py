@@ -60,6 +60,16 @@ def site(live_server: LiveServer) -> Iterator[HostSite]:
         "/plain.html": Page(host_page(service)),
         "/strict.html": Page(host_page(service), strict_csp(service)),
         "/partner.html": Page(host_page(service, 'data-partner-id="dixie-door-and-spring" data-zip="84770"')),
+        "/later.html": Page(
+            host_page(service, after=f'<script src="{service}/widget.js"></script><button id="add">Add</button>')
+            .replace("<div data-garage-doors ></div>", "")
+            .replace(
+                "</main>",
+                "<script>document.getElementById('add').onclick = function () {"
+                " var box = document.createElement('div'); document.querySelector('main').appendChild(box);"
+                " GarageDoors.mount(box); };</script></main>",
+            )
+        ),
         "/styled.html": Page(
             host_page(
                 service,
@@ -297,3 +307,14 @@ def test_the_real_rate_limit_reads_as_a_wait(browser: Any, site: HostSite, limit
     assert seconds is not None and 0 < int(seconds.group(1)) <= 60, message.inner_text()
     widget.page.close()
     assert all("429" in problem for problem in widget.problems), widget.problems  # Chromium logs the refusal
+
+
+def test_a_page_that_adds_the_element_later_mounts_it(browser: Any, site: HostSite, live_server: LiveServer) -> None:
+    widget = Widget(browser.new_page(viewport=DESKTOP), live_server.url)
+    widget.page.goto(f"{site.url}/later.html")
+    assert widget.page.locator(".gdw").count() == 0
+    widget.page.get_by_role("button", name="Add").click()
+    widget.chip("won't close")
+    assert widget.page.locator(".gdw").count() == 1  # the script loaded twice still makes one widget
+    widget.page.close()
+    assert widget.problems == []

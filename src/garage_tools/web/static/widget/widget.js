@@ -272,8 +272,10 @@
     credit.target = "_blank";
     credit.rel = "noopener";
     footer.appendChild(credit);
-    [askForm, answer, proForm, proAnswer, el("slot"), footer].forEach(function (node) { root.appendChild(node); });
-    root.querySelector("slot").name = "challenge";
+    // The challenge box (when the service asks for one) shows under the first form, where the visitor is.
+    var slot = el("slot", "gdw-challenge");
+    slot.name = "challenge";
+    [askForm, slot, answer, proForm, proAnswer, footer].forEach(function (node) { root.appendChild(node); });
 
     function busy(form, region, on) {
       var buttons = root.querySelectorAll(form === askForm ? ".gdw-ask button" : ".gdw-pro button");
