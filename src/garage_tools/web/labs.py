@@ -137,7 +137,8 @@ class LabPages:
     async def index(self, request: Request) -> Response:
         base = self._base(request)
         cards = [(lab, self.previews.exists(lab.slug)) for lab in self.labs]
-        context = {"cards": cards, "canonical": f"{base}/labs", "embed": False, "snippets": self._snippets(base)}
+        context = {"cards": cards, "canonical": f"{base}/labs", "embed": False}
+        context["snippets"] = self._snippets(base)  # each lab's "Embed this lab" code
         return frameable(render(request, "labs/index.html", context))
 
     async def lab_page(self, request: Request) -> Response:
