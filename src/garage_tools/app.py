@@ -31,6 +31,7 @@ from garage_tools.observability.middleware import ObservedToolCalls, RequestIds
 from garage_tools.registry import Registry
 from garage_tools.services import Services, build_services
 from garage_tools.settings import Settings
+from garage_tools.surfaces.challenge import ChallengeAdvice
 from garage_tools.surfaces.cors import OpenCors
 from garage_tools.surfaces.discovery import Discovery
 from garage_tools.surfaces.front import Service, unexpected_error
@@ -53,6 +54,7 @@ from garage_tools.web.portal import connect, portal_routes
 from garage_tools.web.privacy import privacy_routes
 from garage_tools.web.styles import style_routes
 from garage_tools.web.tool_page import ToolPages
+from garage_tools.web.widget import widget_routes
 
 CORS_HEADERS = [
     "Authorization",
@@ -170,6 +172,7 @@ def create_app(
         Route("/openapi.json", discovery.openapi, methods=["GET"]),
         Route("/llms.txt", discovery.llms, methods=["GET"]),
         Route("/docs", discovery.docs, methods=["GET"]),
+        Route("/challenge", ChallengeAdvice(access).advise, methods=["GET"]),
         *privacy_routes(services.settings),
         Route("/healthz", discovery.health, methods=["GET"]),
         Route("/readyz", discovery.ready, methods=["GET"]),
@@ -183,6 +186,7 @@ def create_app(
         *partner_routes(services, access),
         *lab_routes(services, access),
         *photo_routes(services.photos),
+        *widget_routes(services, access),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Service(

@@ -20,7 +20,7 @@ _OWS = b" \t"
 _READ = frozenset({
     b"host", b"content-type", b"content-length", b"accept", b"authorization", b"origin", b"x-request-id",
     b"idempotency-key", b"access-control-request-method", b"forwarded", b"x-forwarded-for", b"sec-fetch-site",
-    b"if-none-match", b"cookie",
+    b"if-none-match", b"if-modified-since", b"cookie",
 })  # fmt: skip
 
 
@@ -41,6 +41,7 @@ class RequestHeaders:
     x_forwarded_for: list[str] = field(default_factory=list)
     sec_fetch_site: str | None = None
     if_none_match: str = ""
+    if_modified_since: str | None = None
     cookie: str = ""
     mcp: dict[str, list[str]] = field(default_factory=dict)  # mcp-protocol-version, mcp-method, mcp-name, ...
     mcp_param: bool = False  # any `Mcp-Param-*` header
@@ -94,6 +95,8 @@ class RequestHeaders:
                 headers.sec_fetch_site = value
             elif raw_name == b"if-none-match":
                 headers.if_none_match = f"{headers.if_none_match},{value}" if headers.if_none_match else value
+            elif raw_name == b"if-modified-since":
+                headers.if_modified_since = value
             elif raw_name == b"cookie":
                 if not headers.cookie:  # the first, as Starlette reads it
                     headers.cookie = value

@@ -126,6 +126,18 @@ class Settings(BaseSettings):
         default="https://challenges.cloudflare.com/turnstile/v0/siteverify",
         description="Where challenge tokens are verified: Turnstile's siteverify API (or a stand-in in tests).",
     )
+    challenge_site_key: str | None = Field(
+        default=None,
+        max_length=200,
+        description=(
+            "Turnstile site key (public) that browser pages such as the contractor widget render the challenge "
+            "with; `GET /challenge` hands it out. Set it with the secret, from the same Turnstile widget."
+        ),
+    )
+    challenge_script_url: str = Field(
+        default="https://challenges.cloudflare.com/turnstile/v0/api.js",
+        description="The challenge client script pages load: Turnstile's api.js (or a stand-in in tests).",
+    )
     challenge_timeout_seconds: float = Field(
         default=3.0, gt=0, le=30, description="Total seconds to spend verifying one token, its one retry included."
     )
@@ -313,7 +325,7 @@ class Settings(BaseSettings):
         "allowed_hosts", "allowed_origins", "challenge_hostnames", "trusted_proxies", mode="before"
     )(_split_commas)
 
-    @field_validator("challenge_secret", "challenge_action", mode="before")
+    @field_validator("challenge_secret", "challenge_action", "challenge_site_key", mode="before")
     @classmethod
     def _blank_challenge_setting_is_none(cls, value: object) -> object:
         # An empty GARAGE_TOOLS_CHALLENGE_SECRET= line must mean "off", not "verify with an empty secret".
@@ -325,12 +337,12 @@ class Settings(BaseSettings):
         # An empty GARAGE_TOOLS_METRICS_TOKEN= line must mean "open", not "the empty string is the token".
         return None if isinstance(value, str) and not value.strip() else value
 
-    @field_validator("challenge_verify_url")
+    @field_validator("challenge_verify_url", "challenge_script_url")
     @classmethod
-    def _check_challenge_verify_url(cls, value: str) -> str:
+    def _check_challenge_urls(cls, value: str, info: ValidationInfo) -> str:
         parts = urlsplit(value)
         if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ValueError("challenge_verify_url must be an absolute http(s) URL")
+            raise ValueError(f"{info.field_name} must be an absolute http(s) URL")
         return value
 
     @field_validator("public_base_url")

@@ -241,7 +241,7 @@ def test_without_javascript_every_form_posts_and_reads_the_same(
     assert plain.page.url.endswith("/photo#photo-answer")
     served["#photo-answer"] = cards(plain)["#photo-answer"]
     assert served == scripted  # the server's cards are the script's cards, word for word
-    photo_answer = plain.check_photo(Path(__file__).parent / "widget" / "widget.html", "")  # not a picture
+    photo_answer = plain.check_photo(Path(__file__), "")  # this file: not a picture
     assert photo_answer.locator(".gdr-message").inner_text() == WORDS["errors"]["image_not_an_image"]
     plain.problems.clear()  # the browser logs the page's 400 itself
     assert sideways(plain.page) == []

@@ -263,7 +263,11 @@ def test_a_lab_page_has_its_text_sections_with_anchors_and_its_widget(api: httpx
         assert section.anchor in page.ids, section.anchor
         assert f'href="#{section.anchor}"' in body  # the visible link to the section
     assert f'id="lab-interactive" data-slug="{slug}"' in body
-    assert [s["src"] for s in page.scripts] == ["/static/labs/lab-kit.js", f"/static/labs/{slug}.js"]
+    assert [s["src"] for s in page.scripts] == [
+        "/static/labs/lab-kit.js",
+        f"/static/labs/{slug}.js",
+        "/static/snippet.js",
+    ]
     assert all("defer" in script for script in page.scripts)
     assert "/static/labs/labs.css" in body and '<header class="site">' in body  # the site navigation
 
@@ -273,6 +277,8 @@ def test_embed_mode_swaps_the_site_navigation_for_a_slim_bar(api: httpx.Client, 
     assert '<header class="site lab-bar">' in body and '<footer class="site">' not in body
     assert 'href="/developers"' not in body
     assert f'href="{live_server.url}/labs/garage-door-anatomy" target="_blank" rel="noopener"' in body
+    assert '<script src="/static/labs/frame-height.js" defer>' in body  # it reports its height to the embed loader
+    assert "frame-height.js" not in api.get("/labs/garage-door-anatomy").text
 
 
 def test_the_index_links_every_lab_in_order_with_its_preview(api: httpx.Client) -> None:
@@ -409,8 +415,8 @@ def test_the_embed_html_runs_the_lab_on_another_sites_page(
     frame.locator("#lab-interactive [data-lab-output]").wait_for(state="attached")
     assert frame.locator("h1").inner_text() == LABS[slug].title
     assert frame.locator("header.lab-bar").is_visible()
-    box = page.locator("iframe").bounding_box()
-    assert box is not None and abs(box["width"] / box["height"] - 16 / 9) < 0.02  # responsive 16:9
+    # The loader in the embed HTML grows the frame to the lab's height (it starts at 640 px).
+    page.wait_for_function("document.querySelector('iframe').getBoundingClientRect().height > 800")
     (lab_frame,) = [f for f in page.frames if f.url.startswith(f"{live_server.url}/labs/{slug}")]
     assert lab_frame.evaluate("self.origin") == "null", "sandboxed without allow-same-origin"
     before, after = drive_main_control(frame)

@@ -30,6 +30,8 @@ STATIC_PAGES = [
     "/inspection",
     "/developers",
     "/developers/api",
+    "/developers/widget",
+    "/developers/widget?partner=red-rock-garage-doors&zip=84770&accent=%237a1fa2&compact=1",
     "/developers/changelog",
     "/developers/sign-in",
     "/developers/sign-in/sent",

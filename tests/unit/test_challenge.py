@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from garage_tools.access.challenge import TURNSTILE_VERIFY_URL, ChallengeVerifier
+from garage_tools.access.challenge import TURNSTILE_SCRIPT_URL, TURNSTILE_VERIFY_URL, ChallengeVerifier
 from garage_tools.errors import ChallengeFailed, ChallengeRequired, ServiceError, ServiceUnavailable
 from garage_tools.settings import Settings
 from tests.fakes.siteverify import DUMMY_TOKEN, FAIL_SECRET, PASS_SECRET, SPENT_SECRET, FakeSiteverify, Misbehaviour
@@ -241,10 +241,27 @@ def test_default_settings_verify_with_turnstile() -> None:
     assert settings.challenge_timeout_seconds == 3
 
 
-def test_verify_url_must_be_absolute(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GARAGE_TOOLS_CHALLENGE_VERIFY_URL", "challenges.cloudflare.com/siteverify")
-    with pytest.raises(ValueError, match="challenge_verify_url"):
+@pytest.mark.parametrize("name", ["challenge_verify_url", "challenge_script_url"])
+def test_challenge_urls_must_be_absolute(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    monkeypatch.setenv(f"GARAGE_TOOLS_{name.upper()}", "challenges.cloudflare.com/turnstile")
+    with pytest.raises(ValueError, match=name):
         Settings(_env_file=None)
+
+
+def test_pages_get_the_site_key_and_script_and_the_log_misses_a_site_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GARAGE_TOOLS_CHALLENGE_SECRET", PASS_SECRET)
+    monkeypatch.setenv("GARAGE_TOOLS_CHALLENGE_SITE_KEY", " ")
+    without = ChallengeVerifier.from_settings(Settings(_env_file=None))
+    assert without.site_key is None and without.script_url == TURNSTILE_SCRIPT_URL
+    assert "no GARAGE_TOOLS_CHALLENGE_SITE_KEY" in without.describe()
+    monkeypatch.setenv("GARAGE_TOOLS_CHALLENGE_SITE_KEY", "1x00000000000000000000AA")
+    monkeypatch.setenv("GARAGE_TOOLS_CHALLENGE_SCRIPT_URL", "http://127.0.0.1:9/turnstile.js")
+    configured = ChallengeVerifier.from_settings(Settings(_env_file=None))
+    assert (configured.site_key, configured.script_url) == (
+        "1x00000000000000000000AA",
+        "http://127.0.0.1:9/turnstile.js",
+    )
+    assert "SITE_KEY" not in configured.describe()
 
 
 @pytest.mark.skipif(

@@ -158,12 +158,15 @@ class _Frames(HTMLParser):
         super().__init__()
         self.frames: list[dict[str, str | None]] = []
         self.other_tags: list[str] = []
+        self.scripts: list[dict[str, str | None]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "iframe":
             self.frames.append(dict(attrs))
         else:
             self.other_tags.append(tag)
+        if tag == "script":
+            self.scripts.append(dict(attrs))
 
 
 def frames(html: str) -> _Frames:
@@ -178,7 +181,8 @@ async def test_embed_html_is_a_sandboxed_lazy_responsive_iframe(knowledge: Knowl
     assert embed["url"] == f"{BASE}/labs/{SPRINGS}" and embed["embedUrl"] == f"{BASE}/labs/{SPRINGS}?embed=1"
     assert (embed["width"], embed["height"]) == (960, 540)
     parsed = frames(embed["iframeHtml"])
-    assert parsed.other_tags == [] and len(parsed.frames) == 1
+    assert parsed.other_tags == ["script"] and len(parsed.frames) == 1
+    assert parsed.scripts == [{"src": f"{BASE}/labs/embed.js", "async": None}]  # the loader that fits the frame
     (frame,) = parsed.frames
     assert frame["src"] == embed["embedUrl"]
     assert frame["title"] and embed["title"] in frame["title"]
@@ -188,7 +192,10 @@ async def test_embed_html_is_a_sandboxed_lazy_responsive_iframe(knowledge: Knowl
     # forms, and without allow-same-origin it runs in an opaque origin, away from this site's cookies and storage.
     assert frame["sandbox"] == "allow-scripts allow-popups allow-popups-to-escape-sandbox"
     assert frame["referrerpolicy"]
-    assert "aspect-ratio:16/9" in (frame["style"] or "") and "width:100%" in (frame["style"] or "")
+    # Full width and a phone-friendly height without the loader, also where a host's CSP drops the style.
+    assert "width:100%" in (frame["style"] or "") and "height:640px" in (frame["style"] or "")
+    assert (frame["width"], frame["height"]) == ("100%", "640")
+    assert "data-garage-lab" in frame
 
 
 def test_every_attribute_of_the_iframe_is_escaped() -> None:

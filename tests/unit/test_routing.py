@@ -150,6 +150,32 @@ def test_fitting_the_issue_comes_before_the_lead_heat(knowledge: Knowledge) -> N
     assert result.alternatives[0].partner_id == "emergency-installer"
 
 
+def test_a_preferred_partner_that_serves_the_place_comes_first(knowledge: Knowledge) -> None:
+    directory = snapshot(
+        [
+            partner("contractor", centerZip=FAR, radiusMiles=40, services=["installation"]),
+            partner("best-fit", zips=[NEAR], services=["repair"], emergency=True),
+            partner("elsewhere", zips=[FAR]),
+        ]
+    )
+    hot = {"zipOrLocation": NEAR, "issue": "broken_spring", "leadHeat": "hot"}
+    assert ask(knowledge, directory, **hot).partner_id == "best-fit"
+    preferred = ask(knowledge, directory, **hot, preferredPartnerId="contractor")
+    assert preferred.partner_id == "contractor"
+    assert "the preferred partner" in preferred.reason
+    assert [a.partner_id for a in preferred.alternatives] == ["best-fit"]
+    # One that does not serve the place, or that nobody knows, changes nothing.
+    for other in ("elsewhere", "no-such-partner"):
+        result = ask(knowledge, directory, **hot, preferredPartnerId=other)
+        assert result.partner_id == "best-fit"
+        assert "does not serve it" in result.reason
+
+
+def test_a_preferred_partner_id_is_checked_like_any_argument() -> None:
+    with pytest.raises(InvalidArguments, match="preferredPartnerId"):
+        parse_arguments(TOOL, {"zipOrLocation": NEAR, "preferredPartnerId": "<script>"})
+
+
 def test_a_symptom_key_routes_like_its_most_likely_issue(knowledge: Knowledge) -> None:
     directory = snapshot(
         [

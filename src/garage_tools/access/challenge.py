@@ -28,6 +28,7 @@ from garage_tools.settings import Settings
 log = logging.getLogger(__name__)
 
 TURNSTILE_VERIFY_URL = "https://challenges.cloudflare.com/turnstile/v0/siteverify"
+TURNSTILE_SCRIPT_URL = "https://challenges.cloudflare.com/turnstile/v0/api.js"
 CHALLENGE_FIELD = "challengeToken"
 MAX_TOKEN_LENGTH = 2048  # Turnstile's own limit; anything longer is not a token
 RETRY_AFTER_SECONDS = 5
@@ -92,7 +93,12 @@ class ChallengeVerifier:
         timeout_seconds: float = 3.0,
         hostnames: Iterable[str] = (),
         action: str | None = None,
+        site_key: str | None = None,
+        script_url: str = TURNSTILE_SCRIPT_URL,
     ) -> None:
+        #: What a page needs to render the challenge (public): `GET /challenge` hands them out.
+        self.site_key = site_key or None
+        self.script_url = script_url
         self._secret = secret if secret is not None and secret.get_secret_value() else None
         self.verify_url = verify_url
         self.timeout_seconds = timeout_seconds
@@ -112,6 +118,8 @@ class ChallengeVerifier:
             timeout_seconds=settings.challenge_timeout_seconds,
             hostnames=settings.challenge_hostnames,
             action=settings.challenge_action,
+            site_key=settings.challenge_site_key,
+            script_url=settings.challenge_script_url,
         )
 
     @property
@@ -128,6 +136,8 @@ class ChallengeVerifier:
             line += f"; hostnames {', '.join(sorted(self.hostnames))}"
         if self.action:
             line += f"; action {self.action}"
+        if self.site_key is None:
+            line += "; no GARAGE_TOOLS_CHALLENGE_SITE_KEY, so the widget cannot pass it"
         return line
 
     async def verify(self, token: str | None, *, remote_ip: str | None) -> None:

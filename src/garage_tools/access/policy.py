@@ -133,8 +133,15 @@ class Access:
         """A browser caller without a key, while the challenge is on (its origin is checked next)."""
         return self.challenge.enabled and caller.origin is not None and not caller.has_bearer
 
+    def challenges(self, origin: str | None, base_url: str) -> bool:
+        """Whether a page at `origin` calling without a key must pass the browser challenge: the challenge is
+        on, and the page is neither the service itself nor a site the operator admitted."""
+        if not self.challenge.enabled or origin is None:
+            return False
+        return not self.origins.is_same_site(origin, origin_of(base_url))
+
     async def challenge_browser(self, caller: Caller, token: object, base_url: str) -> None:
         """Verify the browser challenge unless the page is the service itself or a site the operator admitted."""
-        if caller.origin is None or self.origins.is_same_site(caller.origin, origin_of(base_url)):
+        if not self.challenges(caller.origin, base_url):
             return
         await self.challenge.verify(token if isinstance(token, str) else None, remote_ip=caller.ip)

@@ -39,8 +39,15 @@ PREVIEW_MIME_TYPE = "image/png"
 #: remove its own sandbox). No top navigation, so the host page stays put; no forms. And no
 #: `allow="fullscreen"`: no lab asks to go full screen.
 IFRAME_SANDBOX = "allow-scripts allow-popups allow-popups-to-escape-sandbox"
-IFRAME_STYLE = "aspect-ratio:16/9;width:100%;border:0"
+#: Without the loader (or where a host's CSP refuses inline styles, and the width and height attributes
+#: apply): the container's width and a phone-friendly height, never taller than most of the screen. The
+#: loader then grows the frame to the lab's full height.
+IFRAME_STYLE = "display:block;width:100%;height:640px;max-height:85vh;border:0"
+IFRAME_WIDTH = "100%"
+IFRAME_HEIGHT = "640"
 IFRAME_REFERRER_POLICY = "strict-origin-when-cross-origin"
+#: The embed loader (static/labs/embed.js), served by the service at this path.
+LOADER_PATH = "/labs/embed.js"
 
 
 def check_lab_slug(value: str | None, field: str) -> str | None:
@@ -115,7 +122,9 @@ class LabEmbedOutput(OutputModel):
     embed_url: str = Field(description="The page the frame loads: the lab with a slim bar instead of site navigation.")
     iframe_html: str = Field(
         description=(
-            "Paste into any HTML page: a lazily loaded, sandboxed iframe that fills the width of its container at 16:9."
+            "Paste into any HTML page: a lazily loaded, sandboxed iframe that fills the width of its container "
+            "(640 px tall, at most 85% of the screen), followed by the service's small loader script, which grows "
+            "the frame to the lab's full height. Without the script the frame still works at its first height."
         )
     )
     width: int = Field(description="Suggested width in pixels where a fixed size is needed (16:9).")
@@ -173,24 +182,35 @@ def describe_lab(
     )
 
 
-def iframe_html(src: str, title: str) -> str:
-    """A responsive 16:9 iframe; every attribute value HTML-escaped."""
+def iframe_html(src: str, title: str, loader: str | None = None) -> str:
+    """A full-width iframe, then the `loader` script that fits it to the lab; every attribute value HTML-escaped."""
     attributes = {
         "src": src,
         "title": title,
         "loading": "lazy",
         "sandbox": IFRAME_SANDBOX,
         "referrerpolicy": IFRAME_REFERRER_POLICY,
+        "width": IFRAME_WIDTH,
+        "height": IFRAME_HEIGHT,
         "style": IFRAME_STYLE,
+        "data-garage-lab": None,
     }
     rendered = " ".join(
         name if value is None else f'{name}="{escape(value, quote=True)}"' for name, value in attributes.items()
     )
-    return f"<iframe {rendered}></iframe>"
+    frame = f"<iframe {rendered}></iframe>"
+    if loader is None:
+        return frame
+    return f'{frame}\n<script src="{escape(loader, quote=True)}" async></script>'
 
 
 def embed_lab(knowledge: Knowledge, slug: str, base_url: str) -> LabEmbedOutput:
-    lab = lab_or_fail(knowledge, slug)
+    return lab_embed(lab_or_fail(knowledge, slug), base_url)
+
+
+def lab_embed(lab: Lab, base_url: str) -> LabEmbedOutput:
+    """The getLabEmbed answer for `lab`; the lab pages' "Embed this lab" shows the same HTML."""
+    slug = lab.slug
     page = lab_url(base_url, slug)
     embed = f"{page}?embed=1"
     return LabEmbedOutput(
@@ -198,7 +218,7 @@ def embed_lab(knowledge: Knowledge, slug: str, base_url: str) -> LabEmbedOutput:
         title=lab.title,
         url=page,
         embed_url=embed,
-        iframe_html=iframe_html(embed, f"{lab.title} (interactive lab)"),
+        iframe_html=iframe_html(embed, f"{lab.title} (interactive lab)", f"{base_url}{LOADER_PATH}"),
         width=PREVIEW_WIDTH,
         height=PREVIEW_HEIGHT,
     )
@@ -234,9 +254,10 @@ GET_LAB = Tool(
 GET_LAB_EMBED = Tool(
     name="getLabEmbed",
     title="An interactive lab, as embeddable HTML",
-    summary="Iframe HTML (responsive 16:9, lazy, sandboxed) and the direct URL of an interactive lab.",
+    summary="Iframe HTML (full width, grows to the lab's height, lazy, sandboxed) and the lab's direct URL.",
     description=(
-        "Returns ready-to-paste iframe HTML for a lab (responsive 16:9, lazy loading, sandboxed: the lab's "
+        "Returns ready-to-paste HTML for a lab: a sandboxed, lazily loaded iframe that fills the width of the page "
+        "and a small loader script that grows it to the lab's height, so it reads well on a phone (the lab's "
         "scripts run and its 'Open full lab' link opens the lab in a new tab, but the frame cannot navigate "
         "the host page, submit forms or use cookies or storage) plus the direct URL. Use it when the result "
         "will be shown as HTML, e.g. on a contractor's website or in a client that renders embeds. Callers "

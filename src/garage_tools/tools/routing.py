@@ -6,6 +6,8 @@ Ranking, among the partners whose service area includes the place:
 2. the lead heat: `hot` (emergency, must call a pro) puts partners who take emergency calls first,
    `warm` (replacement) those who do replacements; `cold` (research) and no heat prefer nobody;
 3. the nearest (distance from the place to the partner's centre), then the name, so ties are stable.
+Before all three, a `preferredPartnerId` that serves the place wins: a contractor's own widget sends its
+partner id, so its visitors reach that contractor whenever it covers them (and the best fit otherwise).
 An area no partner serves is a 200 with `covered: false`, the nearest partner and a `hint`. A city
 name sent without its state that several states have ("St. George") is read as the likeliest of those
 places: one a partner serves first, then the one with the most ZIP codes; the answer says so
@@ -100,6 +102,19 @@ class RouteByZipInput(InputModel):
             "`hot`: emergency or must call a pro (partners who take emergency calls first); `warm`: replacement "
             "(partners who replace doors first); `cold`: research. Null or absent: no preference."
         ),
+    )
+
+    preferred_partner_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_.-]+$",
+        description=(
+            "A partner to prefer, e.g. the contractor whose website embeds the widget: chosen whenever it serves "
+            "the place, whatever the issue or lead heat. An id that is unknown or does not serve the place is "
+            "ignored and the best fit is chosen as usual."
+        ),
+        examples=["acme-garage-doors"],
     )
 
     @field_validator("issue")
@@ -263,9 +278,13 @@ def resolve_issue(knowledge: Knowledge, given: str | None) -> RoutedIssue | None
 
 
 def rank(
-    serving: list[Serving], services: set[ServiceType], heat: LeadHeat | None, warm: set[ServiceType]
+    serving: list[Serving],
+    services: set[ServiceType],
+    heat: LeadHeat | None,
+    warm: set[ServiceType],
+    preferred: str | None = None,
 ) -> list[Serving]:
-    """Partners serving a place, best first: service fit, then lead heat, then distance, then name."""
+    """Partners serving a place, best first: the preferred partner, then service fit, lead heat, distance, name."""
 
     def heat_fits(listing: Listing) -> bool:
         if heat is LeadHeat.HOT:
@@ -277,6 +296,7 @@ def rank(
     return sorted(
         serving,
         key=lambda s: (
+            s.listing.id != preferred,
             bool(services) and not (s.listing.services & services),
             not heat_fits(s.listing),
             math.inf if s.miles is None else s.miles,
@@ -295,7 +315,7 @@ def route(knowledge: Knowledge, snapshot: DirectorySnapshot, args: RouteByZipInp
     issue = resolve_issue(knowledge, args.issue)
     services = set(issue.services) if issue else set()
     warm = set(routing_rules(knowledge).warm_services)
-    ranked = rank(snapshot.index.serving(place), services, args.lead_heat, warm)
+    ranked = rank(snapshot.index.serving(place), services, args.lead_heat, warm, args.preferred_partner_id)
     if not ranked:
         return _uncovered(snapshot, place, others, place_hint, issue, args.lead_heat)
     best = ranked[0]
@@ -306,7 +326,7 @@ def route(knowledge: Knowledge, snapshot: DirectorySnapshot, args: RouteByZipInp
         partner=_card(best.listing),
         distance_miles=_miles(best.miles),
         alternatives=[_alternative(s) for s in ranked[1 : 1 + MAX_ALTERNATIVES]],
-        reason=_reason(place, ranked, services, args.lead_heat, warm),
+        reason=_reason(place, ranked, services, args.lead_heat, warm, args.preferred_partner_id),
         location=_location(place, others),
         issue=issue,
         lead_heat=args.lead_heat,
@@ -315,12 +335,19 @@ def route(knowledge: Knowledge, snapshot: DirectorySnapshot, args: RouteByZipInp
 
 
 def _reason(
-    place: Place, ranked: list[Serving], services: set[ServiceType], heat: LeadHeat | None, warm: set[ServiceType]
+    place: Place,
+    ranked: list[Serving],
+    services: set[ServiceType],
+    heat: LeadHeat | None,
+    warm: set[ServiceType],
+    preferred: str | None = None,
 ) -> str:
     """One line on why the first of `ranked` won, naming a preference nobody here could meet."""
     best = ranked[0]
     listing = best.listing
     parts = [f"Serves {_where(place)}"]
+    if preferred is not None:
+        parts.append("the preferred partner" if listing.id == preferred else "the preferred partner does not serve it")
     if services:
         fits = listing.services & services
         wanted = "/".join(sorted(services))
@@ -409,9 +436,10 @@ TOOL = Tool(
     description=(
         "Give where the door is (`zipOrLocation`: a five-digit ZIP code, ZIP+4 or a city with its state) and, "
         "when known, the `issue` (an issue key such as `broken_spring`, or the symptom key diagnose returned, "
-        "such as `wont_close`), the `doorSize` and the `leadHeat` (`hot`: emergency, `warm`: replacement, "
-        "`cold`: research). Returns `covered`, the partner (name, phone, `schedulerUrl` to book online, "
-        "`url`), its `partnerId` for getActivePromotions, up to two alternatives and a one-line `reason`. "
+        "such as `wont_close`), the `doorSize`, the `leadHeat` (`hot`: emergency, `warm`: replacement, "
+        "`cold`: research) and a `preferredPartnerId` (chosen whenever it serves the place). Returns "
+        "`covered`, the partner (name, phone, `schedulerUrl` to book online, `url`), its `partnerId` for "
+        "getActivePromotions, up to two alternatives and a one-line `reason`. "
         "An area with no partner yet is still a success: `covered: false`, the nearest partner and a `hint` to "
         "read to the user. A city name without its state that several states have is read as the likeliest "
         "(`location.ambiguous: true`, the others in `location.alternatives`, a `hint`): confirm it with the "

@@ -29,7 +29,7 @@ from garage_tools.services import Services
 from garage_tools.web.forms import DoubleSubmit, PhotoForm, Refused, check_origin, read_form, read_photo_form
 from garage_tools.web.page_tools import LimitReached, PageTools
 from garage_tools.web.pages import render
-from garage_tools.web.results import fill, load_words
+from garage_tools.web.results import fill, load_words, symptom_chips
 
 FormT = TypeVar("FormT", dict[str, str], PhotoForm)
 NO_STORE = {"Cache-Control": "no-store"}
@@ -95,7 +95,7 @@ class HomePage:
         self.words = load_words()
         knowledge = services.knowledge
         #: Each symptom's first phrase: the one-tap chips widgets offer, which always match their symptom.
-        self.chips = [symptom.phrases[0] for symptom in knowledge.tree.symptoms]
+        self.chips = symptom_chips(knowledge)
         #: The reference gallery of each issue's part, from the checklist (first item wins).
         self.galleries: dict[str, str] = {}
         for item in knowledge.checklist.items:

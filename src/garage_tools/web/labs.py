@@ -32,7 +32,9 @@ from garage_tools.knowledge.labs import (
     preview_url,
 )
 from garage_tools.services import Services
-from garage_tools.web.pages import PAGE_HEADERS, render
+from garage_tools.tools.labs import LOADER_PATH, lab_embed
+from garage_tools.web.assets import BuiltAsset
+from garage_tools.web.pages import PAGE_HEADERS, STATIC, render
 
 _CSP = "Content-Security-Policy"
 #: Any site may frame a lab; nothing else about the policy changes.
@@ -134,10 +136,15 @@ class LabPages:
     def _base(self, request: Request) -> str:
         return self.access.base_url(request.scope)
 
+    def _snippets(self, base: str) -> dict[str, str]:
+        """Each lab's embed HTML, as getLabEmbed gives it, for the "Embed this lab" disclosures."""
+        return {lab.slug: lab_embed(lab, base).iframe_html for lab in self.labs}
+
     async def index(self, request: Request) -> Response:
         base = self._base(request)
         cards = [(lab, self.previews.exists(lab.slug, "webp")) for lab in self.labs]
         context = {"cards": cards, "canonical": f"{base}/labs", "embed": False}
+        context["snippets"] = self._snippets(base)  # each lab's "Embed this lab" code
         return frameable(render(request, "labs/index.html", context))
 
     async def lab_page(self, request: Request) -> Response:
@@ -156,6 +163,7 @@ class LabPages:
             "preview_width": PREVIEW_WIDTH,
             "preview_height": PREVIEW_HEIGHT,
             "script": f"/static/labs/{slug}.js",
+            "snippet": lab_embed(rendered.lab, base).iframe_html,
         }
         return frameable(render(request, "labs/lab.html", context))
 
@@ -183,9 +191,15 @@ def _etags(header: str) -> set[str]:
 
 
 def lab_routes(services: Services, access: Access) -> list[BaseRoute]:
-    """The routes of the lab pages and previews, for `create_app`'s route list."""
+    """The routes of the lab pages and previews, and the embed loader, for `create_app`'s route list."""
     pages = LabPages(services.knowledge.labs, access, PreviewFiles(PREVIEW_DIR))
+    loader = BuiltAsset((STATIC / "labs" / "embed.js").read_bytes(), "text/javascript; charset=utf-8")
+
+    async def embed_loader(request: Request) -> Response:
+        return loader.respond(request)
+
     return [
+        Route(LOADER_PATH, embed_loader, methods=["GET"]),  # before /labs/{slug}, which would take it for a slug
         Route("/labs", pages.index, methods=["GET"]),
         Route("/labs/{slug}", pages.lab_page, methods=["GET"]),
         Route("/labs/{slug}/preview.png", pages.preview, methods=["GET"]),

@@ -16,6 +16,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from garage_tools.knowledge.loader import Knowledge
+
 WORDS_FILE = Path(__file__).parent / "static" / "components" / "results-words.json"
 #: Every sentence the cards use; start-up fails on a words file that lacks one.
 REQUIRED_WORDS = frozenset(
@@ -69,6 +71,11 @@ def load_words(path: Path = WORDS_FILE) -> dict[str, Any]:
     if missing:
         raise ValueError(f"{path.name} lacks {', '.join(missing)}")
     return words
+
+
+def symptom_chips(knowledge: Knowledge) -> list[str]:
+    """Each symptom's first phrase: the one-tap chips the front door and the widget offer (each matches its symptom)."""
+    return [symptom.phrases[0] for symptom in knowledge.tree.symptoms]
 
 
 def fill(template: str, **values: object) -> str:

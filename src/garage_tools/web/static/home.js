@@ -35,21 +35,9 @@
     });
   }
 
-  /** What to tell the homeowner about a refused call, as the server does for the forms (web/home.py). */
+  /** What to tell the homeowner about a refused call (the shared cards' wording, as web/home.py's). */
   function plainError(tool, answer, place) {
-    var error = (answer.json && answer.json.error) || {};
-    if (answer.status === 0) return words.offline;
-    if (answer.status === 429) {
-      var limits = answer.headers.get("RateLimit") || "";
-      // A full window of the photo cap (e.g. "photos-public-day";r=0) says which limit this was.
-      if (config.photoCap && new RegExp('"' + config.photoCap + '-[^"]*";r=0(;|,|$)').test(limits)) {
-        return words.photoCapReached;
-      }
-      return fill(words.tooMany, { seconds: answer.headers.get("Retry-After") || "60" });
-    }
-    if (answer.status >= 500) return words.errors[error.code] || words.tryAgain;
-    if (words.errors[error.code]) return fill(words.errors[error.code], { place: place || "" });
-    return tool === "diagnose" ? words.errors.describe : words.errors.invalid;
+    return cards.refusal(tool, answer, { place: place, photoCap: config.photoCap });
   }
 
   function Refused(message, answer) { this.message = message; this.answer = answer; }

@@ -1,9 +1,11 @@
 /* Result cards for a tool's answer: diagnosis, local pro with offers, photo verdict.
  *
- * Shared: the homeowner page at / uses them, and the contractor widget (/widget.js) reuses this file
- * inside a shadow root on other sites, under a strict CSP. So: pure DOM builders (a tool's JSON and
- * options in, an element out), text set with textContent only, no globals but `GarageResults`, no
- * inline styles, no reliance on the host page's CSS (components/results.css styles the `gdr-` classes).
+ * Shared: the homeowner page at / uses them, and the contractor widget (/widget.js) bundles this file
+ * (web/widget.py, with `window` shadowed so it adds no global to the host page) and shows the cards inside
+ * a shadow root on other sites, under a strict CSP. So: pure DOM builders (a tool's JSON and options in,
+ * an element out), text set with textContent only, no globals but `GarageResults`, no inline styles, no
+ * reliance on the host page's CSS (components/results.css styles the `gdr-` classes). `refusal` words a
+ * refused call for people the same way on both.
  * templates/components/results.html renders the same markup on the server for pages without script;
  * keep the two in step (tests/e2e/test_home_browser.py compares them).
  * The words come from components/results-words.json, passed to `GarageResults.create(words)`.
@@ -213,6 +215,26 @@
       return card;
     }
 
+    /**
+     * What to tell a person about a refused call, never the API's own wording (web/home.py says the same
+     * for the page's forms). answer: {status (0 when the network failed), json, headers}; options: place
+     * (what was typed, for unknown_location), photoCap (the name of the photo cap, to tell it from the rate limit).
+     */
+    function refusal(tool, answer, options) {
+      var o = options || {};
+      var error = (answer.json && answer.json.error) || {};
+      if (answer.status === 0) return words.offline;
+      if (answer.status === 429) {
+        var limits = (answer.headers && answer.headers.get("RateLimit")) || "";
+        // A full window of the photo cap (e.g. "photos-public-day";r=0) says which limit this was.
+        if (o.photoCap && new RegExp('"' + o.photoCap + '-[^"]*";r=0(;|,|$)').test(limits)) return words.photoCapReached;
+        return fill(words.tooMany, { seconds: (answer.headers && answer.headers.get("Retry-After")) || "60" });
+      }
+      if (answer.status >= 500) return words.errors[error.code] || words.tryAgain;
+      if (words.errors[error.code]) return fill(words.errors[error.code], { place: o.place || "" });
+      return tool === "diagnose" ? words.errors.describe : words.errors.invalid;
+    }
+
     /** A sentence in place of a card: a refusal, an error or a notice. */
     function message(text, kind) {
       var note = el("p", "gdr-message gdr-message-" + (kind || "error"), text);
@@ -224,6 +246,7 @@
       diagnosisCard: diagnosisCard,
       partnerCard: partnerCard,
       verdictCard: verdictCard,
+      refusal: refusal,
       message: message,
       words: words
     };
