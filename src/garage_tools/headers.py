@@ -111,6 +111,12 @@ class RequestHeaders:
         values = self.mcp.get(name)
         return values[0] if values and len(values) == 1 else None
 
+    def has_current(self, etag: str) -> bool:
+        """`If-None-Match` names `etag` or `*`: the client's copy is current (a weak tag compares equal, as
+        RFC 9110 says for GET)."""
+        listed = {tag.strip().removeprefix("W/") for tag in self.if_none_match.split(",") if tag.strip()}
+        return etag in listed or "*" in listed
+
     def cookies(self) -> dict[str, str]:
         """The request's cookies, parsed as Starlette parses them."""
         return cookie_parser(self.cookie) if self.cookie else {}

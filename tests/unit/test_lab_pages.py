@@ -7,9 +7,10 @@ import random
 
 from PIL import Image, ImageDraw
 
+from garage_tools.headers import RequestHeaders
 from garage_tools.knowledge.labs import PREVIEW_HEIGHT, PREVIEW_WIDTH
 from garage_tools.knowledge.loader import load_knowledge
-from garage_tools.web.labs import LAB_CSP, RenderedLab, _etags, markdown_html
+from garage_tools.web.labs import LAB_CSP, RenderedLab, markdown_html
 from garage_tools.web.pages import PAGE_HEADERS
 from garage_tools.web.previews import SHOT_HEIGHT, SHOT_WIDTH, optimised_png
 
@@ -42,9 +43,13 @@ def test_every_lab_renders_its_sections_in_order() -> None:
 
 
 def test_if_none_match_lists_are_read_like_rfc_9110_says() -> None:
-    assert _etags('"a", W/"b" ,"c"') == {'"a"', '"b"', '"c"'}
-    assert _etags("") == set()
-    assert _etags("*") == {"*"}
+    def sent(value: str) -> RequestHeaders:
+        return RequestHeaders(if_none_match=value)
+
+    assert sent('"a", W/"b" ,"c"').has_current('"b"') and sent('"a", W/"b" ,"c"').has_current('"c"')
+    assert not sent('"a", "c"').has_current('"b"')
+    assert not sent("").has_current('"a"')
+    assert sent("*").has_current('"anything"')
 
 
 def _png(image: Image.Image) -> bytes:

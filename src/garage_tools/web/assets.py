@@ -65,10 +65,8 @@ class BuiltAsset:
 
     def _fresh(self, request: Request) -> bool:
         sent = RequestHeaders.of(request.scope)
-        listed = sent.if_none_match
-        if listed:  # If-None-Match, when sent, decides alone (RFC 9110 13.2.2)
-            tags = {tag.strip().removeprefix("W/") for tag in listed.split(",") if tag.strip()}
-            return self.etag in tags or "*" in tags
+        if sent.if_none_match:  # If-None-Match, when sent, decides alone (RFC 9110 13.2.2)
+            return sent.has_current(self.etag)
         since = sent.if_modified_since
         if not since:
             return False

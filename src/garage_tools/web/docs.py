@@ -7,6 +7,8 @@ installed with the service (no CDN), and only the two files the page loads.
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,12 +16,9 @@ from typing import Any
 
 from markupsafe import Markup
 from starlette.exceptions import HTTPException
-from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
-from starlette.routing import BaseRoute, Mount, Route
-from starlette.staticfiles import StaticFiles
-from starlette.types import Scope
+from starlette.routing import BaseRoute, Route
 
 from garage_tools.access.caller import Tier
 from garage_tools.access.policy import Access
@@ -37,6 +36,7 @@ API_REFERENCE_HEADERS = {
     )
 }
 SWAGGER_ASSETS = frozenset({"swagger-ui-bundle.js", "swagger-ui.css"})
+ASSET_MEDIA_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
 
 
 def swagger_ui_directory() -> Path:
@@ -47,23 +47,45 @@ def swagger_ui_directory() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "static"
 
 
-class AllowedFiles(StaticFiles):
-    """StaticFiles (with its ETag and 304 handling) limited to a few named files of a directory."""
+class CompressedFiles:
+    """A few named files of a directory, each read and gzipped once, then served from memory with an ETag,
+    304s and a day's caching (they change only with the package).
+
+    The Swagger UI bundle is 1.5 MB and 411 KB gzipped; compressing it on each view of the reference page
+    cost about 70 ms of CPU.
+    """
+
+    CACHE = "public, max-age=86400"
 
     def __init__(self, directory: Path, names: frozenset[str]) -> None:
         missing = sorted(name for name in names if not (directory / name).is_file())
         if missing:
             raise RuntimeError(f"{directory} lacks {', '.join(missing)}")
-        super().__init__(directory=directory)
+        self.directory = directory
         self.names = names
+        self._files: dict[str, tuple[bytes, bytes, str]] = {}  # name -> (plain, gzipped, ETag)
 
-    async def get_response(self, path: str, scope: Scope) -> Response:
-        if path not in self.names:
+    def _file(self, name: str) -> tuple[bytes, bytes, str]:
+        found = self._files.get(name)
+        if found is None:
+            plain = (self.directory / name).read_bytes()
+            etag = f'"{hashlib.sha256(plain).hexdigest()[:32]}"'
+            found = self._files[name] = (plain, gzip.compress(plain, compresslevel=9, mtime=0), etag)
+        return found
+
+    async def serve(self, request: Request) -> Response:
+        """`GET …/{name}`: one of the files, gzipped when the client takes it."""
+        name = request.path_params["name"]
+        if name not in self.names:
             raise HTTPException(status_code=404)
-        response = await super().get_response(path, scope)
-        # They change only with the package: a returning visitor loads them from its cache for a day.
-        response.headers["Cache-Control"] = "public, max-age=86400"
-        return response
+        plain, zipped, etag = self._file(name)
+        headers = {"ETag": etag, "Cache-Control": self.CACHE, "Vary": "Accept-Encoding"}
+        if etag in {tag.strip().removeprefix("W/") for tag in request.headers.get("if-none-match", "").split(",")}:
+            return Response(status_code=304, headers=headers)
+        media_type = ASSET_MEDIA_TYPES[Path(name).suffix]
+        if "gzip" in request.headers.get("accept-encoding", ""):
+            return Response(zipped, media_type=media_type, headers={**headers, "Content-Encoding": "gzip"})
+        return Response(plain, media_type=media_type, headers=headers)
 
 
 @dataclass(frozen=True)
@@ -159,10 +181,10 @@ class DocsPages:
 def docs_routes(access: Access, registry: Registry, changelog: Changelog | None = None) -> list[BaseRoute]:
     """The routes of these pages. Reads and validates the changelog now, so a bad entry stops start-up."""
     pages = DocsPages(access, registry, changelog or load_changelog())
+    assets = CompressedFiles(swagger_ui_directory(), SWAGGER_ASSETS)
     return [
         Route("/developers/api", pages.api_reference, methods=["GET"]),
-        # Compressed: the Swagger UI bundle is about 1.5 MB as it ships, about a quarter of that gzipped.
-        Mount("/developers/api/assets", GZipMiddleware(AllowedFiles(swagger_ui_directory(), SWAGGER_ASSETS))),
+        Route("/developers/api/assets/{name}", assets.serve, methods=["GET"]),
         Route("/developers/changelog", pages.changelog_page, methods=["GET"]),
         Route("/developers/changelog.json", pages.changelog_feed, methods=["GET"]),
         Route("/ai", pages.agent_guide, methods=["GET"]),

@@ -179,15 +179,9 @@ class LabPages:
         if found is None:
             raise HTTPException(status_code=404)
         headers = {"ETag": found.etag, "Cache-Control": PREVIEW_CACHE, "X-Content-Type-Options": "nosniff"}
-        listed = _etags(RequestHeaders.of(request.scope).if_none_match)
-        if found.etag in listed or "*" in listed:
+        if RequestHeaders.of(request.scope).has_current(found.etag):
             return Response(status_code=304, headers=headers)
         return Response(found.body, media_type=IMAGE_TYPES[suffix], headers=headers)
-
-
-def _etags(header: str) -> set[str]:
-    """The entity tags an `If-None-Match` lists (weak ones compare equal, as RFC 9110 says for GET)."""
-    return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
 
 
 def lab_routes(services: Services, access: Access) -> list[BaseRoute]:

@@ -41,7 +41,7 @@ class PhotoFiles:
             "X-Content-Type-Options": "nosniff",
             "Cross-Origin-Resource-Policy": "cross-origin",
         }
-        if etag in {tag.strip() for tag in RequestHeaders.of(request.scope).if_none_match.split(",")}:
+        if RequestHeaders.of(request.scope).has_current(etag):
             return Response(status_code=304, headers=headers)
         if jpeg:
             copy = await asyncio.to_thread(self.library.email_rendition, photo)  # Pillow, once per photo
