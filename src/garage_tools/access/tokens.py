@@ -1,14 +1,22 @@
 """Random secrets the pages hand out, their stored hashes, and comparing them without leaking timing.
 
-Used for sign-in link tokens, session ids and form tokens (CSRF). API keys have their own format and
-checks (`keys.py`).
+Used for sign-in link tokens, session ids and form tokens (CSRF), and to seal a value under a secret only
+the browser holds. API keys have their own format and checks (`keys.py`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import secrets
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.hashes import SHA256
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+NONCE_BYTES = 12  # GCM's standard nonce
 
 
 def new_secret() -> str:
@@ -31,30 +39,20 @@ def seal(secret: str, text: str) -> bytes:
     a session id, whose hash is all the store has). For a value that must wait server-side for one page
     view, such as a new API key, without the waiting copy being of use to anyone who reads the store.
 
-    HMAC-SHA256 in counter mode as the keystream, a fresh random nonce per seal, and an HMAC-SHA256 tag
-    over nonce and ciphertext (encrypt-then-MAC): standard library only.
+    AES-256-GCM with a fresh 96-bit nonce per seal; the key is HKDF-SHA256 of `secret`.
     """
-    nonce = secrets.token_bytes(16)
-    data = text.encode()
-    body = bytes(a ^ b for a, b in zip(data, _keystream(secret, nonce, len(data)), strict=True))
-    return nonce + body + _tag(secret, nonce + body)
+    nonce = os.urandom(NONCE_BYTES)
+    return nonce + AESGCM(_seal_key(secret)).encrypt(nonce, text.encode(), None)
 
 
 def unseal(secret: str, sealed: bytes) -> str | None:
     """The text `seal` sealed under `secret`, or None when `secret` is not the one or the bytes were changed."""
-    if len(sealed) < 48:
+    nonce, body = sealed[:NONCE_BYTES], sealed[NONCE_BYTES:]
+    try:
+        return AESGCM(_seal_key(secret)).decrypt(nonce, body, None).decode()
+    except (InvalidTag, ValueError):
         return None
-    nonce, body, tag = sealed[:16], sealed[16:-32], sealed[-32:]
-    if not hmac.compare_digest(tag, _tag(secret, nonce + body)):
-        return None
-    return bytes(a ^ b for a, b in zip(body, _keystream(secret, nonce, len(body)), strict=True)).decode()
 
 
-def _keystream(secret: str, nonce: bytes, size: int) -> bytes:
-    key = hmac.digest(secret.encode(), b"seal-encrypt", "sha256")
-    blocks = (hmac.digest(key, nonce + n.to_bytes(4, "big"), "sha256") for n in range(size // 32 + 1))
-    return b"".join(blocks)[:size]
-
-
-def _tag(secret: str, data: bytes) -> bytes:
-    return hmac.digest(hmac.digest(secret.encode(), b"seal-authenticate", "sha256"), data, "sha256")
+def _seal_key(secret: str) -> bytes:
+    return HKDF(algorithm=SHA256(), length=32, salt=None, info=b"garage-tools seal").derive(secret.encode())
