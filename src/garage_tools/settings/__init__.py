@@ -7,23 +7,20 @@ started in two directories never share state.
 
 from __future__ import annotations
 
-from email.utils import formataddr, parseaddr
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationInfo, field_validator, model_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import NoDecode, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from garage_tools.redis_address import RedisAddress
+from garage_tools.settings.mail import MailSettings
+from garage_tools.settings.models import ModelSettings
 
 CommaList = Annotated[list[str], NoDecode]
-ProviderName = Literal["none", "openai", "anthropic"]
-
-#: Where each model provider's API lives when no base URL is set.
-PROVIDER_BASE_URLS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 
 
 def _split_commas(value: object) -> object:
@@ -32,8 +29,9 @@ def _split_commas(value: object) -> object:
     return value
 
 
-class Settings(BaseSettings):
-    """Runtime configuration. Every field can be set as `GARAGE_TOOLS_<FIELD>`."""
+class Settings(MailSettings, ModelSettings):
+    """Runtime configuration. Every field can be set as `GARAGE_TOOLS_<FIELD>`; mail and model providers
+    have their own groups (`settings/mail.py`, `settings/models.py`)."""
 
     model_config = SettingsConfigDict(
         env_prefix="GARAGE_TOOLS_",
@@ -245,82 +243,6 @@ class Settings(BaseSettings):
         ),
     )
 
-    smtp_host: str | None = Field(
-        default=None,
-        description="SMTP server for outgoing mail. Default: none; mail is written as .eml files in `data_dir/mail`.",
-    )
-    smtp_port: int = Field(default=587, ge=1, le=65535, description="SMTP server port (587 submission, 465 TLS).")
-    smtp_username: str | None = Field(default=None, description="SMTP login name, if the server needs one.")
-    smtp_password: SecretStr | None = Field(default=None, description="SMTP password; never logged or printed.")
-    smtp_starttls: bool = Field(
-        default=True, description="Upgrade the SMTP connection with STARTTLS (refuse to send if the server can't)."
-    )
-    smtp_tls: bool = Field(default=False, description="Use TLS from the first byte (port 465); wins over STARTTLS.")
-    smtp_timeout: float = Field(
-        default=30.0,
-        gt=0,
-        le=600,
-        description="Seconds to wait on each SMTP step; a send is cut off at three times this, which also bounds "
-        "how long a crashed worker's message waits for another (three times this plus 10 s).",
-    )
-    mail_from: str = Field(
-        default="Garage Door Tools <no-reply@localhost>",
-        description="From address of outgoing mail; its domain also names the Message-IDs.",
-    )
-    mail_max_attempts: int = Field(
-        default=8, ge=1, le=100, description="Delivery attempts before a message is set aside as dead."
-    )
-    mail_poll_seconds: float = Field(
-        default=5.0, gt=0, le=3600, description="How often the mail worker looks for messages that are due."
-    )
-    mail_retry_seconds: float = Field(
-        default=30.0,
-        gt=0,
-        le=3600,
-        description="Wait before retrying a failed send; it doubles with each failure (with jitter), up to an hour.",
-    )
-    mail_worker_in_process: bool = Field(
-        default=True,
-        description="Run the mail worker inside the service. Turn off when `garage-tools mail worker` runs separately.",
-    )
-
-    llm_provider: ProviderName = Field(
-        default="none",
-        description=(
-            "Language model behind diagnose's `useLlmFallback`: `openai` (any OpenAI-compatible Chat Completions "
-            "server: OpenAI, Ollama, vLLM, LM Studio), `anthropic` (Messages API), or `none` (offline matcher)."
-        ),
-    )
-    llm_base_url: str | None = Field(
-        default=None,
-        description="API base URL, e.g. `http://127.0.0.1:11434/v1` for Ollama. Default: the provider's own API.",
-    )
-    llm_model: str | None = Field(default=None, description="Model name; required when a provider is set.")
-    llm_api_key: SecretStr | None = Field(
-        default=None, description="API key; never logged or printed. Optional for local OpenAI-compatible servers."
-    )
-    llm_timeout_seconds: float = Field(
-        default=30.0, gt=0, le=300, description="Seconds to wait for one reply from a model (connecting: at most 5)."
-    )
-    llm_max_retries: int = Field(
-        default=2,
-        ge=0,
-        le=10,
-        description="Retries after a 429, a 5xx, a timeout or a connection failure, with exponential backoff.",
-    )
-    vision_provider: ProviderName | None = Field(
-        default=None, description="Model provider for photo tools. Default: `llm_provider` (`none` turns it off)."
-    )
-    vision_base_url: str | None = Field(
-        default=None, description="Default: `llm_base_url` when the provider is the same, else the provider's API."
-    )
-    vision_model: str | None = Field(
-        default=None, description="A model that reads images. Default: `llm_model` when the provider is the same."
-    )
-    vision_api_key: SecretStr | None = Field(
-        default=None, description="Default: `llm_api_key` when the provider is the same; never logged or printed."
-    )
-
     _split_hosts = field_validator(
         "allowed_hosts", "allowed_origins", "challenge_hostnames", "trusted_proxies", mode="before"
     )(_split_commas)
@@ -362,70 +284,19 @@ class Settings(BaseSettings):
             RedisAddress.from_url(value)  # its error says what is wrong without repeating the URL (or password)
         return value or None
 
-    @field_validator("mail_from")
-    @classmethod
-    def _check_mail_from(cls, value: str) -> str:
-        name, address = parseaddr(value)
-        if "@" not in address or "\r" in value or "\n" in value:
-            raise ValueError("mail_from must be an address such as 'Garage Door Tools <no-reply@example.com>'")
-        return formataddr((name, address)) if name else address
-
     @field_validator("reference_photos_manifest", mode="before")
     @classmethod
     def _blank_path_is_none(cls, value: object) -> object:
         # An empty GARAGE_TOOLS_REFERENCE_PHOTOS_MANIFEST= line means "the packaged photos", not the current directory.
         return None if isinstance(value, str) and not value.strip() else value
 
-    @field_validator("smtp_host", "smtp_username", "privacy_contact", mode="before")
+    @field_validator("privacy_contact", mode="before")
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
         return value or None
 
-    @field_validator(
-        "llm_provider",
-        "llm_base_url",
-        "llm_model",
-        "llm_api_key",
-        "vision_provider",
-        "vision_base_url",
-        "vision_model",
-        "vision_api_key",
-        mode="before",
-    )
-    @classmethod
-    def _blank_provider_setting_is_unset(cls, value: object, info: ValidationInfo) -> object:
-        # An empty `GARAGE_TOOLS_LLM_API_KEY=` line means "no key", not "send an empty key".
-        if isinstance(value, str):
-            value = value.strip()
-            if info.field_name in ("llm_provider", "vision_provider"):
-                value = value.lower()
-            if not value:
-                return "none" if info.field_name == "llm_provider" else None
-        return value
-
     @model_validator(mode="after")
-    def _resolve_providers(self) -> Settings:
-        """Fill the vision settings from the language ones, apply default base URLs, refuse what cannot work."""
-        if self.vision_provider in (None, self.llm_provider):
-            self.vision_provider = self.llm_provider
-            self.vision_base_url = self.vision_base_url or self.llm_base_url
-            self.vision_model = self.vision_model or self.llm_model
-            self.vision_api_key = self.vision_api_key or self.llm_api_key
-        self.llm_base_url = _check_provider(
-            "LLM", self.llm_provider, self.llm_base_url, self.llm_model, self.llm_api_key
-        )
-        self.vision_base_url = _check_provider(
-            "VISION", self.vision_provider, self.vision_base_url, self.vision_model, self.vision_api_key
-        )
-        return self
-
-    @property
-    def mail_from_address(self) -> str:
-        """The bare address of `mail_from` (the SMTP envelope sender)."""
-        return parseaddr(self.mail_from)[1]
-
-    @model_validator(mode="after")
-    def _resolve_paths(self) -> Settings:
+    def _resolve_paths(self) -> Self:
         self.data_dir = self.data_dir.expanduser().resolve()
         if self.reference_photos_manifest is not None:
             self.reference_photos_manifest = self.reference_photos_manifest.expanduser().resolve()
@@ -446,27 +317,3 @@ class Settings(BaseSettings):
         """The database URL after defaults are applied (never None once validated)."""
         assert self.database_url is not None
         return self.database_url
-
-
-def _check_provider(
-    prefix: str, provider: str, base_url: str | None, model: str | None, api_key: SecretStr | None
-) -> str | None:
-    """The provider's base URL with the default applied; a `ValueError` naming the variable to set otherwise.
-
-    Checked at start-up so that a half-configured provider stops the service with one clear line
-    instead of failing on the first homeowner's request.
-    """
-    if provider == "none":
-        return base_url
-    variable = f"GARAGE_TOOLS_{prefix}"
-    if not model:
-        raise ValueError(f"{variable}_MODEL is required when {variable}_PROVIDER={provider}")
-    url = (base_url or PROVIDER_BASE_URLS[provider]).rstrip("/")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(f"{variable}_BASE_URL must be an absolute http(s) URL, e.g. http://127.0.0.1:11434/v1")
-    has_key = api_key is not None and bool(api_key.get_secret_value())
-    public_api = parts.hostname in ("api.openai.com", "api.anthropic.com")
-    if not has_key and (provider == "anthropic" or public_api):
-        raise ValueError(f"{variable}_API_KEY is required for {url} (only local servers work without a key)")
-    return url
