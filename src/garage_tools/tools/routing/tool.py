@@ -1,201 +1,31 @@
-"""`routeByZip`: a ZIP code or city to the vetted local partner best suited to the job.
-
-Ranking, among the partners whose service area includes the place:
-1. services that fit the issue (routing.json maps each issue to the services that fix it; a symptom
-   key from diagnose stands for its most likely issue);
-2. the lead heat: `hot` (emergency, must call a pro) puts partners who take emergency calls first,
-   `warm` (replacement) those who do replacements; `cold` (research) and no heat prefer nobody;
-3. the nearest (distance from the place to the partner's centre), then the name, so ties are stable.
-Before all three, a `preferredPartnerId` that serves the place wins: a contractor's own widget sends its
-partner id, so its visitors reach that contractor whenever it covers them (and the best fit otherwise).
-An area no partner serves is a 200 with `covered: false`, the nearest partner and a `hint`. A city
-name sent without its state that several states have ("St. George") is read as the likeliest of those
-places: one a partner serves first, then the one with the most ZIP codes; the answer says so
-(`location.ambiguous`), lists the others and says in its `hint` how to ask for another.
-"""
+"""routeByZip's rule: where the place is, who serves it, who fits best, and the lead it records."""
 
 from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
-from enum import StrEnum
-
-from pydantic import Field, field_validator
-from pydantic.config import JsonDict
 
 from garage_tools.errors import ServiceUnavailable
 from garage_tools.knowledge.directory import ServiceType, routing_rules
-from garage_tools.knowledge.loader import Knowledge, packaged_tree
+from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.places import MatchedBy, Place
-from garage_tools.knowledge.schemas import DiagnosticTree
-from garage_tools.models import InputModel, OutputModel
 from garage_tools.partners.directory import DirectorySnapshot
 from garage_tools.partners.index import Listing, PartnerIndex, Serving
 from garage_tools.partners.service import Partners
 from garage_tools.registry import Tool, ToolContext
 from garage_tools.store.partners import Lead
-from garage_tools.tools.cost import DOOR_SIZE_PATTERN, DoorSizeText
-
-MAX_ALTERNATIVES = 2
-_HINT_PLACES = 5  # other places a hint names; `location.alternatives` lists them all
-
-
-class LeadHeat(StrEnum):
-    HOT = "hot"  # emergency or must call a pro
-    WARM = "warm"  # replacement
-    COLD = "cold"  # research
-
-
-def issue_and_symptom_keys(tree: DiagnosticTree) -> list[str]:
-    """What `issue` accepts: every issue key, then every symptom key."""
-    return [*tree.issues, *(symptom.key for symptom in tree.symptoms)]
-
-
-def check_issue_or_symptom(value: str | None, field: str) -> str | None:
-    """An input validator: `value` must be an issue key or a symptom key of the packaged tree."""
-    if value is None:
-        return value
-    tree = packaged_tree()
-    if value not in tree.issues and all(symptom.key != value for symptom in tree.symptoms):
-        raise ValueError(
-            f"unknown {field} {value!r}. Issue keys: {', '.join(tree.issues)}. "
-            f"Symptom keys (from diagnose): {', '.join(s.key for s in tree.symptoms)}"
-        )
-    return value
-
-
-def _publish_issue_enum(schema: JsonDict) -> None:
-    # Read from the data file when a schema is generated; null stays allowed ("not given").
-    schema.update(enum=[*issue_and_symptom_keys(packaged_tree()), None])
-
-
-class RouteByZipInput(InputModel):
-    zip_or_location: str = Field(
-        min_length=1,
-        max_length=200,
-        description=(
-            "Where the door is: a five-digit ZIP code (`84770`), a ZIP+4, a city (`Saint George, UT`, "
-            "`salt lake city`) or an address line with a ZIP code. A city name several states have, sent "
-            "without its state, is read as the likeliest of them (see `location.ambiguous`)."
-        ),
-        examples=["84770", "Salt Lake City, UT"],
-    )
-    issue: str | None = Field(
-        default=None,
-        max_length=64,
-        description=(
-            "What needs doing: an issue key (`broken_spring`) or the symptom key diagnose returned as "
-            "`symptom.key` (`wont_close`). Partners offering the services that fit are preferred."
-        ),
-        examples=["broken_spring", "wont_close"],
-        json_schema_extra=_publish_issue_enum,
-    )
-    door_size: DoorSizeText | None = Field(
-        default=None,
-        json_schema_extra={"pattern": DOOR_SIZE_PATTERN},
-        description="Door size `<width>x<height>` in feet, e.g. `16x7`; passed on with the lead.",
-        examples=["16x7"],
-    )
-    lead_heat: LeadHeat | None = Field(
-        default=None,
-        description=(
-            "`hot`: emergency or must call a pro (partners who take emergency calls first); `warm`: replacement "
-            "(partners who replace doors first); `cold`: research. Null or absent: no preference."
-        ),
-    )
-
-    preferred_partner_id: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=64,
-        pattern=r"^[A-Za-z0-9_.-]+$",
-        description=(
-            "A partner to prefer, e.g. the contractor whose website embeds the widget: chosen whenever it serves "
-            "the place, whatever the issue or lead heat. An id that is unknown or does not serve the place is "
-            "ignored and the best fit is chosen as usual."
-        ),
-        examples=["acme-garage-doors"],
-    )
-
-    @field_validator("issue")
-    @classmethod
-    def _known_issue(cls, value: str | None) -> str | None:
-        return check_issue_or_symptom(value, "issue")
-
-
-class PartnerCard(OutputModel):
-    """What a widget shows: the name, the phone and the two calls to action."""
-
-    id: str
-    display_name: str
-    phone: str
-    scheduler_url: str | None = Field(
-        default=None, description="Online booking calendar: the preferred call to action."
-    )
-    url: str = Field(description="Website: the fallback call to action.")
-
-
-class Alternative(OutputModel):
-    partner_id: str
-    partner: PartnerCard
-    region: str
-    distance_miles: float | None = Field(default=None, description="From the location to the partner's centre.")
-
-
-class OtherPlace(OutputModel):
-    """Another place a city name sent without its state may mean."""
-
-    city: str
-    state: str
-    zip: str = Field(description="Its lowest standard ZIP code; send it, or `City, ST`, to route there.")
-    covered: bool = Field(description="Whether a partner serves it.")
-
-
-class ResolvedLocation(OutputModel):
-    zip: str = Field(description="The ZIP code routed on (for a city, its lowest standard ZIP code).")
-    city: str
-    state: str
-    matched_by: MatchedBy = Field(description="How `zipOrLocation` was read: `zip`, `zip+4`, `zip in text` or `city`.")
-    ambiguous: bool = Field(
-        default=False,
-        description=(
-            "True when a city name sent without its state names places in several states: this is the "
-            "likeliest (one a partner serves first, then the one with the most ZIP codes); the others are in "
-            "`alternatives` below, and the answer's `hint` says how to ask for one of them."
-        ),
-    )
-    alternatives: list[OtherPlace] | None = Field(
-        default=None, description="Only when `ambiguous`: the other places of that name, likeliest first."
-    )
-
-
-class RoutedIssue(OutputModel):
-    key: str = Field(description="The `issue` as sent.")
-    issue_key: str = Field(description="The issue routed for: the key itself, or a symptom's most likely issue.")
-    services: list[ServiceType] = Field(description="Services that fit it; partners offering one rank first.")
-
-
-class RouteOutput(OutputModel):
-    covered: bool = Field(description="False when no partner serves the area yet (still a success).")
-    region: str | None = Field(default=None, description="Human label of the chosen partner's service area.")
-    partner_id: str | None = Field(default=None, description="Pass it to getActivePromotions as `partnerId`.")
-    partner: PartnerCard | None = None
-    distance_miles: float | None = Field(default=None, description="From the location to the partner's centre.")
-    alternatives: list[Alternative] = Field(description="Up to two more partners serving the area, next best first.")
-    reason: str = Field(description="Why this partner, in one line.")
-    location: ResolvedLocation
-    issue: RoutedIssue | None = Field(default=None, description="Present when `issue` was given.")
-    lead_heat: LeadHeat | None = None
-    nearest: Alternative | None = Field(
-        default=None, description="Only when not covered: the closest partner, which may not travel that far."
-    )
-    hint: str | None = Field(
-        default=None,
-        description=(
-            "What to tell the homeowner, when no partner serves the area or when the place was the likeliest "
-            "of several (`location.ambiguous`)."
-        ),
-    )
+from garage_tools.tools.routing.models import (
+    HINT_PLACES,
+    MAX_ALTERNATIVES,
+    Alternative,
+    LeadHeat,
+    OtherPlace,
+    PartnerCard,
+    ResolvedLocation,
+    RouteByZipInput,
+    RoutedIssue,
+    RouteOutput,
+)
 
 
 def _card(listing: Listing) -> PartnerCard:
@@ -250,8 +80,8 @@ def _place_hint(ranked: list[tuple[Place, bool]]) -> str:
         why = "the one a partner serves"
     else:
         why = "the largest of those a partner serves"
-    named = "; ".join(other.label for other, _ in others[:_HINT_PLACES])
-    more = f" and {len(others) - _HINT_PLACES} more" if len(others) > _HINT_PLACES else ""
+    named = "; ".join(other.label for other, _ in others[:HINT_PLACES])
+    more = f" and {len(others) - HINT_PLACES} more" if len(others) > HINT_PLACES else ""
     return (
         f"There is a {place.city} in {len(ranked)} states; this is {place.label}, {why}. "
         f"If another was meant, send it with its state ({named}{more}) or its ZIP code."
