@@ -323,6 +323,19 @@ def test_registration_takes_https_or_loopback_redirects_only(server: LiveServer)
     assert confidential["token_endpoint_auth_method"] == "none" and "client_secret" not in confidential
 
 
+def test_registrations_are_limited_per_address(server: LiveServer) -> None:
+    """A client registers once; a flood from one address is refused with the envelope and a wait, others go on."""
+    body = {"redirect_uris": [REDIRECT], "client_name": "Flood", "token_endpoint_auth_method": "none"}
+    with httpx.Client(base_url=server.url, headers={"X-Forwarded-For": "203.0.113.77"}) as flooding:
+        answers = [flooding.post("/register", json=body).status_code for _ in range(20)]
+        assert answers == [201] * 20
+        refused = flooding.post("/register", json=body)
+    assert refused.status_code == 429
+    assert refused.json()["error"]["code"] == "rate_limited" and int(refused.headers["Retry-After"]) > 0
+    other = httpx.post(f"{server.url}/register", json=body, headers={"X-Forwarded-For": "203.0.113.78"})
+    assert other.status_code == 201
+
+
 def test_an_unknown_client_or_a_forged_consent_gets_nothing(server: LiveServer, person: Visitor) -> None:
     _, challenge = pkce()
     unknown = httpx.get(authorize_url(server, "no-such-client", challenge))
