@@ -140,6 +140,8 @@ def test_privacy_page_says_what_is_stored(api: httpx.Client) -> None:
         "deleted 30 days later",
         "Deleting your data",
         "A connected app is deleted once you disconnect it, or once it has gone unused for 90 days.",
+        "a record of what was done in the console",
+        "That record is deleted after 730 days.",
     ):
         assert fact in text, fact
     assert "are not stored or shared" not in text  # what the page said before leads and inspections existed

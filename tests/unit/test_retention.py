@@ -29,6 +29,7 @@ from garage_tools.store.models import (
     OAuthGrant,
     OAuthToken,
     OutboxMessage,
+    PartnerAuditEntry,
     PortalSession,
 )
 from garage_tools.store.retention import forget, purge
@@ -36,7 +37,7 @@ from tests.databases import throwaway_url
 
 NOW = datetime(2027, 6, 1, 12, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
-RETENTION = retention_of(Settings(_env_file=None))  # type: ignore[call-arg]  # the defaults: 730, 365 and 30 days
+RETENTION = retention_of(Settings(_env_file=None))  # type: ignore[call-arg]  # the defaults: 730, 365, 30 and 730 days
 
 
 def report(report_id: str, email: str, age: timedelta) -> InspectionRecord:
@@ -106,6 +107,12 @@ def grant(
     )
 
 
+def audit(action: str, age: timedelta) -> PartnerAuditEntry:
+    return PartnerAuditEntry(
+        created_at=NOW - age, partner_id="dixie", actor="office@dixie.example.com", action=action, detail={}
+    )
+
+
 def app_token(digit: str, grant_id: str, expires: datetime) -> OAuthToken:
     return OAuthToken(token_hash=digit * 64, grant_id=grant_id, kind="access", created_at=NOW - DAY, expires_at=expires)
 
@@ -141,6 +148,8 @@ async def fill(database: Database) -> None:
         app_token("2", "live", NOW + 80 * DAY),  # its refresh token
         app_token("3", "revoked", NOW + 80 * DAY),
         app_token("4", "unused", NOW - DAY),
+        audit("sign_in", 731 * DAY),
+        audit("profile.update", 729 * DAY),
     ]
     async with database.session() as session, session.begin():
         session.add_all(rows)
@@ -165,6 +174,7 @@ async def test_purge_deletes_what_is_past_its_retention_and_nothing_else(databas
         "emails": 3,
         "app_tokens": 3,  # an expired access token, and the tokens of the revoked and the unused grant
         "connected_apps": 3,  # revoked, expired while waiting for the person, unused past its refresh token
+        "audit_entries": 1,
     }
     assert dry.counts == done.counts == expected and done.reports_unlinked == 1
     assert await remaining(database, InspectionRecord, InspectionRecord.id) == [
@@ -188,6 +198,7 @@ async def test_purge_deletes_what_is_past_its_retention_and_nothing_else(databas
     assert await remaining(database, ApiKey, ApiKey.id) == ["k1"]  # kept while their owner has them
     assert await remaining(database, OAuthGrant, OAuthGrant.id) == ["live", "waiting"]
     assert await remaining(database, OAuthToken, OAuthToken.token_hash) == ["2" * 64]
+    assert await remaining(database, PartnerAuditEntry, PartnerAuditEntry.action) == ["profile.update"]
 
     again = await purge(database, RETENTION, clock=lambda: NOW)
     assert again.total == 0 and again.reports_unlinked == 0
@@ -235,6 +246,7 @@ async def test_the_data_purge_command_prints_what_it_deleted(kind: str, tmp_path
                     OutboxMessage,
                     OAuthGrant,
                     OAuthToken,
+                    PartnerAuditEntry,
                 ):
                     for row in (await session.scalars(select(model))).all():
                         for column in ("created_at", "expires_at"):
@@ -253,7 +265,10 @@ async def test_the_data_purge_command_prints_what_it_deleted(kind: str, tmp_path
                 check=True,
             )
             lines = run.stdout.splitlines()
-            assert lines[0] == "keeping inspection reports 730 days, leads 200 days, delivered mail 30 days"
+            assert lines[0] == (
+                "keeping inspection reports 730 days, leads 200 days, delivered mail 30 days, "
+                "partner audit entries 730 days"
+            )
             assert lines[1:] == [
                 "deleted 1 inspection reports",
                 "deleted 2 leads",  # 366 and 364 days old: past a 200-day period
@@ -262,6 +277,7 @@ async def test_the_data_purge_command_prints_what_it_deleted(kind: str, tmp_path
                 "deleted 3 e-mails",
                 "deleted 3 app codes and tokens",
                 "deleted 3 connected apps",
+                "deleted 1 partner audit entries",
                 "unlinked 1 leads from those reports",
             ]
             assert len(await remaining(database, LeadEvent, LeadEvent.id)) == 2

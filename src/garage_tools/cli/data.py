@@ -28,6 +28,7 @@ def retention_of(settings: Settings) -> Retention:
         inspections=timedelta(days=settings.retention_inspection_days),
         leads=timedelta(days=settings.retention_lead_days),
         mail=timedelta(days=settings.retention_mail_days),
+        audit=timedelta(days=settings.retention_audit_days),
     )
 
 
@@ -55,7 +56,7 @@ def data_purge(dry_run: bool) -> None:
     retention = retention_of(settings)
     click.echo(
         f"keeping inspection reports {retention.inspections.days} days, leads {retention.leads.days} days, "
-        f"delivered mail {retention.mail.days} days"
+        f"delivered mail {retention.mail.days} days, partner audit entries {retention.audit.days} days"
     )
     deleted = run_with_services(settings, lambda services: purge(services.database, retention, dry_run=dry_run))
     _report(deleted, dry_run)

@@ -213,6 +213,9 @@ class Settings(MailSettings, ModelSettings):
     retention_mail_days: int = Field(
         default=30, ge=1, le=36500, description="Days delivered (or undeliverable) e-mail stays in the outbox."
     )
+    retention_audit_days: int = Field(
+        default=730, ge=1, le=36500, description="Days an entry of the partner console's audit is kept."
+    )
     privacy_contact: str | None = Field(
         default=None,
         max_length=320,

@@ -10,7 +10,9 @@ operator's scheduler. What goes:
 - connected apps (OAuth grants) once revoked, once unused past their refresh token's lifetime, or, never
   allowed, once the request expired; codes and tokens once they have expired or their grant goes;
 - e-mail the outbox delivered (or gave up on) longer ago than the mail period. Mail still waiting to go
-  is never purged.
+  is never purged;
+- entries of the partner console's audit older than the audit period (who did what: partners' business
+  addresses, never a homeowner's).
 
 API keys, connected apps and developer accounts stay while their owner has them; `forget` removes them on request. Both
 work in one transaction, so a run that fails part-way deletes nothing.
@@ -36,6 +38,7 @@ from garage_tools.store.models import (
     OAuthGrant,
     OAuthToken,
     OutboxMessage,
+    PartnerAuditEntry,
     PortalSession,
 )
 
@@ -50,6 +53,7 @@ class Retention:
     inspections: timedelta
     leads: timedelta
     mail: timedelta
+    audit: timedelta
 
 
 #: What `Deleted` counts, in the words `data purge` and `data forget` print.
@@ -61,6 +65,7 @@ KINDS = {
     "emails": "e-mails",
     "app_tokens": "app codes and tokens",
     "connected_apps": "connected apps",
+    "audit_entries": "partner audit entries",
     "api_keys": "API keys",
     "developer_accounts": "developer accounts",
 }
@@ -163,6 +168,7 @@ async def purge(database: Database, retention: Retention, *, dry_run: bool = Fal
             OutboxMessage.status.in_(FINISHED_MAIL) & (OutboxMessage.created_at < now - retention.mail),
         ),
         *_app_targets(_finished_grants(now), OAuthToken.expires_at <= now),
+        _Target("audit_entries", _table(PartnerAuditEntry), PartnerAuditEntry.created_at < now - retention.audit),
     ]
     async with database.session() as session, session.begin():
         unlinked = await _unlink_reports(session, old_reports.scalar_subquery(), dry_run)

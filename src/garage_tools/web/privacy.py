@@ -30,6 +30,7 @@ def privacy_facts(settings: Settings) -> dict[str, Any]:
         "inspection_days": settings.retention_inspection_days,
         "lead_days": settings.retention_lead_days,
         "mail_days": settings.retention_mail_days,
+        "audit_days": settings.retention_audit_days,
         "link_minutes": int(LINK_LIFETIME.total_seconds() // 60),
         "session_days": SESSION_LIFETIME.days,
         "app_days": REFRESH_LIFETIME.days,
