@@ -279,8 +279,8 @@ def test_a_wrong_resource_is_refused(server: LiveServer, person: Visitor) -> Non
     client_id = register(server).json()["client_id"]
     _, challenge = pkce()
     url = authorize_url(server, client_id, challenge, resource="https://elsewhere.example/mcp")
-    refused = httpx.get(url)
-    assert refused.status_code == 302 and redirect_query(refused)["error"] == "invalid_target"
+    refused = httpx.get(url)  # answered here, never on the redirect URI (RFC 9700 §4.11.2)
+    assert refused.status_code == 400 and refused.json()["error"] == "invalid_target"
     grant = Grant(server, person)
     wrong = grant.exchange(resource=f"{server.url}/mcp")
     assert wrong.status_code == 400 and wrong.json()["error"] == "invalid_target"
@@ -368,10 +368,10 @@ def test_pkce_is_s256_only_and_required(server: LiveServer) -> None:
     client_id = register(server).json()["client_id"]
     _, challenge = pkce()
     plain = httpx.get(authorize_url(server, client_id, challenge, code_challenge_method="plain"))
-    assert plain.status_code == 302 and redirect_query(plain)["error"] == "invalid_request"
+    assert plain.status_code == 400 and plain.json()["error"] == "invalid_request"
     url = authorize_url(server, client_id, challenge).replace(f"code_challenge={challenge}&", "")
     missing = httpx.get(url)
-    assert missing.status_code == 302 and redirect_query(missing)["error"] == "invalid_request"
+    assert missing.status_code == 400 and missing.json()["error"] == "invalid_request"
 
 
 def test_operators_list_and_revoke_connected_apps(server: LiveServer, person: Visitor) -> None:

@@ -44,7 +44,7 @@ def test_each_bad_field_is_named_in_plain_words() -> None:
     assert problems == {
         "title": "Give the offer a title of 1 to 120 characters.",
         "discount_value": "Enter a discount above 0 and at most 100.",
-        "valid_from": "Enter a date such as 2026-12-31.",
+        "valid_from": "Enter a date such as 2026-12-31, from 2000 to 2100.",
         "issue": "Choose a problem from the list.",
     }
     backwards = read_promotion(offer(valid_until="2026-11-01"), "red-rock", "x-1", ISSUES).problems

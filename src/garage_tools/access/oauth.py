@@ -17,19 +17,17 @@ token handlers can run over it; `at(resource)` binds it to the public URL of `/m
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import secrets
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from urllib.parse import urlsplit
 
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
     AuthorizationParams,
-    AuthorizeError,
     IdentityAssertionParams,
     RefreshToken,
     RegistrationError,
@@ -41,7 +39,17 @@ from mcp.shared.auth_utils import resource_url_from_server_url
 from pydantic import AnyUrl
 
 from garage_tools.access.keys import KeyCache
+from garage_tools.access.oauth_requests import (
+    MAX_ID,
+    AuthorizationProblem,
+    AuthorizationRequest,
+    authorization_request,
+    client_id_of,
+    redirect_uri_problem,
+    registration_problem,
+)
 from garage_tools.access.tokens import new_secret, secret_hash
+from garage_tools.inputs import shown
 from garage_tools.store.oauth import ACCESS, CODE, REFRESH, GrantRecord, NewToken, OAuthRepository
 from garage_tools.store.portal import Clock, utc_now
 
@@ -60,7 +68,6 @@ CODE_LIFETIME = timedelta(minutes=5)
 PENDING_LIFETIME = timedelta(minutes=30)
 MAX_REDIRECT_URIS = 10
 MAX_CLIENT_NAME = 200
-MAX_ID = 64  # longer than any id or token we make: refused before it reaches the store
 _TOKEN_LENGTH = len(ACCESS_PREFIX) + len(new_secret())
 
 
@@ -77,33 +84,6 @@ def resource_metadata_url(base_url: str) -> str:
 def same_resource(given: str, expected: str) -> bool:
     """Whether a client's resource indicator names `expected` (scheme and host case and a final `/` aside)."""
     return resource_url_from_server_url(given).rstrip("/") == resource_url_from_server_url(expected).rstrip("/")
-
-
-def redirect_uri_problem(uri: str) -> str | None:
-    """Why `uri` cannot be a redirect URI here, or None: https anywhere, or http on this machine only (native
-    apps listen on loopback, RFC 8252); never a fragment."""
-    try:
-        parts = urlsplit(uri)
-        host = parts.hostname or ""
-    except ValueError:
-        return f"{uri!r} is not a URL."
-    if parts.fragment or "#" in uri:
-        return f"{uri} has a fragment; redirect URIs may not."
-    if parts.scheme == "https" and host:
-        return None
-    if parts.scheme == "http" and is_loopback(host):
-        return None
-    return f"{uri} is neither https nor http on a loopback address (127.0.0.1, [::1] or localhost)."
-
-
-def is_loopback(host: str) -> bool:
-    """`localhost` or a loopback address: where a native app listens for its redirect."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,11 +137,13 @@ class OAuthService:
         for uri in uris:
             if (problem := redirect_uri_problem(uri)) is not None:
                 raise RegistrationError("invalid_redirect_uri", problem)
+        if (problem := registration_problem(metadata.model_dump(mode="json", exclude_none=True))) is not None:
+            raise RegistrationError("invalid_client_metadata", problem)
         if "authorization_code" not in metadata.grant_types or "code" not in metadata.response_types:
             raise RegistrationError("invalid_client_metadata", "This server offers the authorization code grant only.")
         if metadata.scope is not None and set(metadata.scope.split()) - {SCOPE}:
             raise RegistrationError("invalid_client_metadata", f"The one scope offered is {SCOPE!r}.")
-        name = (metadata.client_name or "").strip()[:MAX_CLIENT_NAME] or "An unnamed application"
+        name = shown(metadata.client_name or "", MAX_CLIENT_NAME) or "An unnamed application"
         information = OAuthClientInformationFull.model_validate(
             {
                 **metadata.model_dump(exclude_none=True),
@@ -189,10 +171,20 @@ class OAuthService:
 
     # -- the person's decision ----------------------------------------------------------------------
 
+    async def authorization_request(self, query: Mapping[str, str]) -> AuthorizationRequest:
+        """An `/authorize` request checked in full (`access/oauth_requests.py`), or `AuthorizationProblem`."""
+        client = await self.get_client(client_id_of(query))
+        if client is None:
+            raise AuthorizationProblem("invalid_request", "the app is not registered here (unknown client_id)")
+        request = authorization_request(query, client, SCOPE)
+        resource = request.params.resource
+        if resource is not None and not same_resource(resource, self.resource):
+            raise AuthorizationProblem("invalid_target", f"this server issues tokens for {self.resource} only")
+        return request
+
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
-        """Hold the request for the person's decision; the consent page's path (where the SDK redirects)."""
-        if params.resource is not None and not same_resource(params.resource, self.resource):
-            raise AuthorizeError("invalid_target", f"This server issues tokens for {self.resource} only.")
+        """Hold the request for the person's decision; the consent page's path (where `/authorize` redirects).
+        Requests nobody answered are purged as new ones come (at most once a minute per process)."""
         now = self.clock()
         grant = GrantRecord(
             id=secrets.token_urlsafe(16),
