@@ -12,10 +12,15 @@
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
+import signal
 import socket
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlencode, urlsplit
 
 import httpx
@@ -30,6 +35,8 @@ from tests.e2e.test_oauth import pkce
 from tests.e2e.test_portal import csrf_of, signed_in
 
 EVIL = "https://evil.example/landing"
+T = TypeVar("T")
+_addresses = itertools.count(1)
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +46,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     stop_server(live)
 
 
+def new_address() -> dict[str, str]:
+    """A client address of its own (the server trusts the loopback proxy), so no test spends another's limits."""
+    n = next(_addresses)
+    return {"X-Forwarded-For": f"198.18.{n // 250}.{n % 250 + 1}"}
+
+
 def register(server: LiveServer, redirect: str, name: str = "Test Assistant", **extra: object) -> httpx.Response:
     body = {"redirect_uris": [redirect], "client_name": name, "token_endpoint_auth_method": "none", **extra}
-    return httpx.post(f"{server.url}/register", json=body)
+    return httpx.post(f"{server.url}/register", json=body, headers=new_address())
 
 
 def authorize_query(server: LiveServer, client_id: str, redirect: str, **changes: str | None) -> dict[str, str]:
@@ -153,7 +166,7 @@ def test_an_apps_name_is_cleaned_and_the_consent_page_names_where_the_answer_goe
 
 
 def test_a_control_character_in_oauth_input_is_a_400_and_the_connection_goes_on(server: LiveServer) -> None:
-    with httpx.Client(base_url=server.url) as client:
+    with httpx.Client(base_url=server.url, headers=new_address()) as client:
         for name in ("a\u0000b", "a\u001bb"):
             body = {"redirect_uris": [EVIL], "client_name": name, "token_endpoint_auth_method": "none"}
             refused = client.post("/register", json=body)
@@ -195,6 +208,7 @@ def test_a_nul_is_refused_on_every_route_that_takes_a_body(server: LiveServer, t
     ):
         for path in posts:
             for client in (anonymous, person.client, pro):
+                client.headers.update(new_address())
                 json_nul = client.post(path, content=b'{"description": "a\\u0000b", "name": "x"}',
                                        headers={"Content-Type": "application/json"})  # fmt: skip
                 fields = {"csrf": "x", "email": "a\x00@b.example", "title": "a\x00", "description": "a\x00"}
@@ -262,3 +276,59 @@ def _response(connection: socket.socket) -> bytes:
         assert chunk, data
         rest += chunk
     return head + b"\r\n\r\n" + rest
+
+
+@pytest.mark.parametrize("log_format", ["text", "json"])
+def test_a_30_kb_query_writes_less_than_2_kb_of_log(tmp_path: Path, log_format: str) -> None:
+    live = start_server(tmp_path, {"GARAGE_TOOLS_LOG_LEVEL": "info", "GARAGE_TOOLS_LOG_FORMAT": log_format})
+    try:
+        log = live.workdir / "server.log"
+        assert httpx.get(f"{live.url}/healthz?warm=1").status_code == 200
+        _eventually(lambda: "warm=1" in log.read_text())
+        before = log.stat().st_size
+        query = "x=" + "q" * 30_000
+        assert httpx.get(f"{live.url}/healthz?{query}&last=1").status_code == 200
+        assert httpx.get(f"{live.url}/healthz?done=1").status_code == 200
+        _eventually(lambda: "done=1" in log.read_text())
+        written = log.read_bytes()[before:]
+        assert 0 < len(written) < 2048, written[:3000]
+        assert len(re.findall(rb"q{400,}", written)) == 1  # the query once, cut
+    finally:
+        stop_server(live)
+
+
+def test_a_worker_that_dies_is_logged_as_a_warning(tmp_path: Path) -> None:
+    live = start_server(tmp_path, {"GARAGE_TOOLS_WORKERS": "2", "GARAGE_TOOLS_LOG_LEVEL": "warning"})
+    try:
+        workers = _children(live.process.pid)
+        assert len(workers) == 2, workers
+        os.kill(workers[0], signal.SIGKILL)  # a worker this test's own server started
+        log = live.workdir / "server.log"
+        line = _eventually(lambda: re.search(rf"^.*Child process \[{workers[0]}\] died.*$", log.read_text(), re.M))
+        assert line.group(0).startswith("WARNING"), line.group(0)
+        _eventually(lambda: len(_children(live.process.pid)) == 2)  # and another takes its place
+    finally:
+        stop_server(live)
+
+
+def _children(pid: int) -> list[int]:
+    """The live worker processes whose parent is `pid` (from /proc; spawned by multiprocessing, not its helpers)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                command = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z" and b"spawn_main" in command:
+                found.append(int(entry.name))
+    return sorted(found)
+
+
+def _eventually(check: Callable[[], T], seconds: float = 30) -> T:
+    deadline = time.monotonic() + seconds
+    while not (result := check()):
+        assert time.monotonic() < deadline, "not true in time"
+        time.sleep(0.1)
+    return result

@@ -332,6 +332,7 @@ def test_registrations_are_limited_per_address(server: LiveServer) -> None:
         refused = flooding.post("/register", json=body)
     assert refused.status_code == 429
     assert refused.json()["error"]["code"] == "rate_limited" and int(refused.headers["Retry-After"]) > 0
+    assert "API key" not in refused.json()["error"]["message"]  # a key raises nothing here
     other = httpx.post(f"{server.url}/register", json=body, headers={"X-Forwarded-For": "203.0.113.78"})
     assert other.status_code == 201
 

@@ -173,9 +173,10 @@ class OAuthService:
 
     async def authorization_request(self, query: Mapping[str, str]) -> AuthorizationRequest:
         """An `/authorize` request checked in full (`access/oauth_requests.py`), or `AuthorizationProblem`."""
-        client = await self.get_client(client_id_of(query))
+        client_id = client_id_of(query)
+        client = await self.get_client(client_id)
         if client is None:
-            raise AuthorizationProblem("invalid_request", "the app is not registered here (unknown client_id)")
+            raise AuthorizationProblem("invalid_request", f"no app is registered here as {client_id!r}")
         request = authorization_request(query, client, SCOPE)
         resource = request.params.resource
         if resource is not None and not same_resource(resource, self.resource):

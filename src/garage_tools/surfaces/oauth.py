@@ -107,8 +107,8 @@ class OAuthEndpoints:
         """Dynamic client registration: public clients only (PKCE, no secret); redirect URIs checked."""
         partition = rate_limit_partition(self.access.client_ip(request.scope))
         decision = await self.access.limiter.check(f"oauth-register:{partition}", [REGISTRATIONS_PER_IP])
-        if not decision.allowed:
-            return error_response(decision.error())
+        if not decision.allowed:  # an API key changes nothing here: registrations are counted per address
+            return error_response(decision.error(per="this address", advice=None))
         try:
             body = await self._body(request)
             metadata = OAuthClientMetadata.model_validate_json(body)
