@@ -254,6 +254,20 @@ def test_a_promotion_round_trips_through_get_active_promotions(server: LiveServe
     assert "at most 100" in bad.text and "The last day cannot come before the first." in bad.text
 
 
+def test_a_nul_in_an_offer_and_dates_out_of_range_are_asked_again(server: LiveServer) -> None:
+    me = console_of(server, RED_ROCK)
+    for field in ("title", "description", "terms"):
+        refused = me.post("/partners/promotions", **offer(**{field: "Spring\x00special"}))
+        assert refused.status_code == 400 and "cannot keep" in refused.text, field
+    assert server.query("SELECT count(*) FROM partner_promotions WHERE title LIKE 'Spring%special'") == [(0,)]
+    far = me.client.get("/partners", params={"from": "2026-01-01", "to": "9999-12-31"})
+    assert far.status_code == 200 and "from 2000 to 2100" in far.text
+    export = me.client.get("/partners/leads.csv", params={"to": "9999-12-31"})
+    assert export.status_code == 200 and export.text.startswith("received_utc,")
+    late = me.post("/partners/promotions", **offer(valid_until="9999-12-31"))
+    assert late.status_code == 400 and "from 2000 to 2100" in late.text
+
+
 FORMS = [
     ("/partners/profile", {"phone": "(435) 555-0100", "website": "https://x.example.com"}),
     ("/partners/promotions", offer()),

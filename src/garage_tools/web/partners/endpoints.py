@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import unicodedata
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -378,8 +379,22 @@ def _form_of(promotion: PromotionRecord) -> dict[str, str]:
 
 
 def spreadsheet_cells(cells: list[str]) -> list[str]:
-    """Cells a spreadsheet will show as text: one that starts like a formula gets a leading apostrophe."""
-    return [f"'{cell}" if cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell for cell in cells]
+    """Cells a spreadsheet will show as text: one that starts like a formula gets a leading apostrophe.
+
+    Spreadsheets skip leading spaces (a non-breaking one too) and read full-width and small forms (＝, ﹦,
+    ＋, －, ＠) and the minus sign as the formula characters they look like, so those count as a start too."""
+    return [f"'{cell}" if _formula_like(cell) else cell for cell in cells]
+
+
+def _formula_like(cell: str) -> bool:
+    if not cell:
+        return False
+    if cell[0].isspace() or not cell[0].isprintable():
+        return True
+    return unicodedata.normalize("NFKC", cell[0]) in _FORMULA_STARTS
+
+
+_FORMULA_STARTS = frozenset("=+-@\u2212")
 
 
 def partner_routes(services: Services, access: Access) -> list[BaseRoute]:
