@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import csv
 import io
-import unicodedata
 import logging
+import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -381,8 +381,8 @@ def _form_of(promotion: PromotionRecord) -> dict[str, str]:
 def spreadsheet_cells(cells: list[str]) -> list[str]:
     """Cells a spreadsheet will show as text: one that starts like a formula gets a leading apostrophe.
 
-    Spreadsheets skip leading spaces (a non-breaking one too) and read full-width and small forms (＝, ﹦,
-    ＋, －, ＠) and the minus sign as the formula characters they look like, so those count as a start too."""
+    Spreadsheets skip leading spaces (a non-breaking one too) and read the full-width and small forms of
+    `= + - @` (U+FF1D, U+FE66, …) and the minus sign as the characters they look like, so those count too."""
     return [f"'{cell}" if _formula_like(cell) else cell for cell in cells]
 
 
