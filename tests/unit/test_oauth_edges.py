@@ -3,10 +3,12 @@ real store on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 from pydantic import AnyUrl
-from sqlalchemy import func, select
+from sqlalchemy import func, inspect, select
 
 from garage_tools.access.oauth import PENDING_LIFETIME, SCOPE, OAuthService
 from garage_tools.access.oauth_requests import (
@@ -19,6 +21,7 @@ from garage_tools.access.oauth_requests import (
 from garage_tools.store.database import Database
 from garage_tools.store.models import OAuthGrant
 from garage_tools.store.oauth import SWEEP_EVERY, OAuthRepository
+from tests.databases import migrate_to, throwaway_url
 from tests.fakes.clock import FakeClock
 
 RESOURCE = "https://doors.example.com/mcp-pro"
@@ -102,3 +105,22 @@ async def test_a_registered_name_is_kept_cleaned(database: Database) -> None:
     oauth = OAuthService(OAuthRepository(database), resource=RESOURCE)
     client = await registered(oauth, "https://app.example/cb", name="Good\u202e\u200b\r\nApp")
     assert client.client_name == "Good App"
+
+
+@pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+async def test_migration_0011_adds_the_sealed_successor_and_goes_back(kind: str, tmp_path: Path) -> None:
+    async with throwaway_url(kind, tmp_path) as url:
+        database = Database(url)
+        try:
+            await database.migrate()
+
+            def columns(sync: object) -> set[str]:
+                return {column["name"] for column in inspect(sync).get_columns("oauth_tokens")}
+
+            async with database.engine.begin() as connection:
+                assert "successor" in await connection.run_sync(columns)
+            await migrate_to(database, "0010")
+            async with database.engine.begin() as connection:
+                assert "successor" not in await connection.run_sync(columns)
+        finally:
+            await database.dispose()

@@ -9,7 +9,8 @@ Tokens are opaque, like API keys: `svc_at_` / `svc_rt_` and 256 random bits, onl
 (`access/tokens.py`). An access token lives an hour and is the developer's pro identity exactly as a
 `svc_live_` key is: the same gate, limits and key cache (so a revocation in another process takes effect
 within the key cache time). A refresh token lives 90 days and is rotated on every use; presenting a spent
-one (or a spent code) revokes the whole grant, since one of the two parties holding it is not the client.
+one (or a spent code) revokes the whole grant, since one of the two parties holding it is not the client,
+except within `REFRESH_GRACE` of its use: a client that retried after a timeout gets the same new tokens.
 
 `OAuthService` answers the SDK's `OAuthAuthorizationServerProvider` protocol, so the SDK's authorize and
 token handlers can run over it; `at(resource)` binds it to the public URL of `/mcp-pro` for one request.
@@ -24,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+import orjson
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
@@ -48,9 +50,9 @@ from garage_tools.access.oauth_requests import (
     redirect_uri_problem,
     registration_problem,
 )
-from garage_tools.access.tokens import new_secret, secret_hash
+from garage_tools.access.tokens import new_secret, seal, secret_hash, unseal
 from garage_tools.inputs import shown
-from garage_tools.store.oauth import ACCESS, CODE, REFRESH, GrantRecord, NewToken, OAuthRepository
+from garage_tools.store.oauth import ACCESS, CODE, REFRESH, GrantRecord, NewToken, OAuthRepository, TokenRecord
 from garage_tools.store.portal import Clock, utc_now
 
 log = logging.getLogger(__name__)
@@ -66,6 +68,9 @@ REFRESH_LIFETIME = timedelta(days=90)
 CODE_LIFETIME = timedelta(minutes=5)
 #: How long an authorization waits for the person: long enough to sign in by an e-mailed link (15 minutes).
 PENDING_LIFETIME = timedelta(minutes=30)
+#: How long a rotated refresh token, presented again, gets the same new tokens rather than revoking the grant:
+#: long enough for a client that retries after a timeout, too short to be of use to a thief who is not fast.
+REFRESH_GRACE = timedelta(seconds=10)
 MAX_REDIRECT_URIS = 10
 MAX_CLIENT_NAME = 200
 _TOKEN_LENGTH = len(ACCESS_PREFIX) + len(new_secret())
@@ -102,6 +107,7 @@ class GrantCode(AuthorizationCode):
 
 class GrantRefreshToken(RefreshToken):
     grant_id: str
+    successor: bytes | None = None  # set when this is a retry within the grace window: what it gave before
 
 
 class OAuthService:
@@ -276,12 +282,16 @@ class OAuthService:
         record = await self.repository.token(secret_hash(refresh_token), REFRESH)
         if record is None or record.grant.client_id != client.client_id:
             return None
+        successor = None
         if record.used_at is not None:
-            await self._replayed(record.grant.id, "refresh token")
-            return None
+            if not self._in_grace(record):
+                await self._replayed(record.grant.id, "refresh token")
+                return None
+            successor = record.successor
         if not record.grant.live or record.expires_at <= self.clock():
             return None
         return GrantRefreshToken(
+            successor=successor,
             token=refresh_token,
             client_id=record.grant.client_id,
             scopes=record.grant.scope.split(),
@@ -294,24 +304,52 @@ class OAuthService:
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: GrantRefreshToken, scopes: list[str]
     ) -> OAuthToken:
+        if refresh_token.successor is not None:  # a retry within the grace window: what the first use gave
+            return await self._given_before(refresh_token.token, refresh_token.successor, refresh_token.grant_id)
         return await self._rotate(refresh_token.token, refresh_token.grant_id, "refresh token")
 
     async def _rotate(self, spent: str, grant_id: str, what: str) -> OAuthToken:
-        """Spend a code or refresh token and issue a fresh access and refresh token in its place."""
+        """Spend a code or refresh token and issue a fresh access and refresh token in its place.
+
+        A refresh token keeps the new pair sealed under itself (`tokens.seal`: the store holds its hash
+        only, so nobody who reads the store can open it), for a retry within `REFRESH_GRACE`."""
         access, refresh = ACCESS_PREFIX + new_secret(), REFRESH_PREFIX + new_secret()
         issued = [
             NewToken(secret_hash(access), ACCESS, ACCESS_LIFETIME),
             NewToken(secret_hash(refresh), REFRESH, REFRESH_LIFETIME),
         ]
-        if not await self.repository.exchange(secret_hash(spent), grant_id, issued):
-            await self._replayed(grant_id, what)  # a concurrent use of the same one won
-            raise TokenError("invalid_grant", f"The {what} was already used.")
-        return OAuthToken(
+        answer = OAuthToken(
             access_token=access,
             expires_in=int(ACCESS_LIFETIME.total_seconds()),
             scope=SCOPE,
             refresh_token=refresh,
         )
+        successor = None
+        if spent.startswith(REFRESH_PREFIX):
+            kept = {"answer": answer.model_dump(mode="json"), "at": self.clock().timestamp()}
+            successor = seal(spent, orjson.dumps(kept).decode())
+        if not await self.repository.exchange(secret_hash(spent), grant_id, issued, successor):
+            record = await self.repository.token(secret_hash(spent), REFRESH) if successor else None
+            if record is not None and record.successor is not None and self._in_grace(record):
+                return await self._given_before(spent, record.successor, grant_id)  # a concurrent retry won
+            await self._replayed(grant_id, what)  # a concurrent use of the same one won
+            raise TokenError("invalid_grant", f"The {what} was already used.")
+        return answer
+
+    def _in_grace(self, record: TokenRecord) -> bool:
+        return record.used_at is not None and self.clock() - record.used_at <= REFRESH_GRACE
+
+    async def _given_before(self, spent: str, successor: bytes, grant_id: str) -> OAuthToken:
+        """The tokens a refresh token was exchanged for, opened with the token itself; revoked if they cannot be."""
+        opened = unseal(spent, successor)
+        if opened is None:
+            await self._replayed(grant_id, "refresh token")
+            raise TokenError("invalid_grant", "The refresh token was already used.")
+        kept = orjson.loads(opened)
+        answer = OAuthToken.model_validate(kept["answer"])
+        age = int(self.clock().timestamp() - float(kept["at"]))
+        log.info("oauth: a refresh of grant %s was retried within the grace window: the same tokens again", grant_id)
+        return answer.model_copy(update={"expires_in": max(1, int(ACCESS_LIFETIME.total_seconds()) - age)})
 
     async def _replayed(self, grant_id: str, what: str) -> None:
         log.warning("oauth: a spent %s of grant %s was presented again: the grant is revoked", what, grant_id)

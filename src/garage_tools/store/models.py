@@ -5,7 +5,20 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Date, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Text
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 # Stable constraint names, so migrations behave the same on SQLite and PostgreSQL.
@@ -92,6 +105,7 @@ class LoginToken(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    successor: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
     request_ip: Mapped[str | None] = mapped_column(String(45), default=None)
     audience: Mapped[str] = mapped_column(String(16), default="developer", server_default="developer")
     return_to: Mapped[str | None] = mapped_column(String(500), default=None)  # a local path to land on
@@ -301,7 +315,9 @@ class OAuthGrant(Base):
 class OAuthToken(Base):
     """An authorization code, access token or refresh token of a grant; only its SHA-256 is stored.
 
-    `used_at` marks a spent code or a rotated refresh token: presenting one again revokes the grant.
+    `used_at` marks a spent code or a rotated refresh token: presenting one again revokes the grant, unless
+    a rotated refresh token comes back within the grace window: `successor` holds the tokens that replaced
+    it, sealed under the spent token itself (which the store never holds), so only its holder can read them.
     """
 
     __tablename__ = "oauth_tokens"
@@ -312,3 +328,4 @@ class OAuthToken(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    successor: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)

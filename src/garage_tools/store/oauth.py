@@ -74,6 +74,7 @@ class TokenRecord:
     grant: GrantRecord
     expires_at: datetime
     used_at: datetime | None
+    successor: bytes | None = None  # a rotated refresh token's replacements, sealed under it
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,27 +207,36 @@ class OAuthRepository:
                 grant=_grant(grant),
                 expires_at=_aware(token.expires_at),
                 used_at=_aware(token.used_at) if token.used_at else None,
+                successor=token.successor,
             )
 
-    async def exchange(self, spent_hash: str, grant_id: str, issued: Sequence[NewToken]) -> bool:
-        """Spend a code or refresh token and store what replaces it, in one transaction; False when it was
-        already spent (a concurrent use won) or its grant is no longer live."""
+    async def exchange(
+        self, spent_hash: str, grant_id: str, issued: Sequence[NewToken], successor: bytes | None = None
+    ) -> bool:
+        """Spend a code or refresh token (keeping `successor` on it) and store what replaces it, in one
+        transaction; False when it was already spent (a concurrent use won) or its grant is no longer live."""
         now = self.clock()
         try:
             async with self._db.session() as session, session.begin():
-                await self._spend_and_issue(session, spent_hash, grant_id, issued, now)
+                await self._spend_and_issue(session, spent_hash, grant_id, issued, now, successor)
         except _Lost:
             return False
         return True
 
     async def _spend_and_issue(
-        self, session: AsyncSession, spent_hash: str, grant_id: str, issued: Sequence[NewToken], now: datetime
+        self,
+        session: AsyncSession,
+        spent_hash: str,
+        grant_id: str,
+        issued: Sequence[NewToken],
+        now: datetime,
+        successor: bytes | None,
     ) -> None:
         """The body of `exchange`; raises `_Lost` (rolling the transaction back) when the token was spent."""
         spent = await session.execute(
             update(OAuthToken)
             .where(OAuthToken.token_hash == spent_hash, OAuthToken.used_at.is_(None))
-            .values(used_at=now)
+            .values(used_at=now, successor=successor)
             .execution_options(synchronize_session=False)
         )
         live = await session.scalar(

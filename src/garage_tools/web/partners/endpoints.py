@@ -75,7 +75,12 @@ class Console:
         self.access = access
         self.store = PartnerConsoleRepository(services.database)
         self.sign_in = SignIn(
-            PortalRepository(services.database), services.limiter, services.outbox, PARTNERS, admits=self._admits
+            PortalRepository(services.database),
+            services.limiter,
+            services.outbox,
+            PARTNERS,
+            admits=self._admits,
+            background=services.background,
         )
         self.pages = SignInPages(
             self.sign_in,
@@ -123,7 +128,7 @@ class Console:
             context = {"error": "Enter the e-mail address we have for your business.", "email": typed}
             return self.pages.with_form_token(request, "partners/sign_in.html", context, status=400)
         confirm = f"{self._base_url(request)}{CONFIRM_PATH}"
-        await self.sign_in.request_link(
+        self.sign_in.request_link_later(
             email, self.access.client_ip(request.scope), lambda token: partner_link_mail(email, confirm + token)
         )
         # The same answer whether the address is a partner's, unknown or throttled.
