@@ -105,7 +105,6 @@ class LoginToken(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
-    successor: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
     request_ip: Mapped[str | None] = mapped_column(String(45), default=None)
     audience: Mapped[str] = mapped_column(String(16), default="developer", server_default="developer")
     return_to: Mapped[str | None] = mapped_column(String(500), default=None)  # a local path to land on
