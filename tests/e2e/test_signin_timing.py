@@ -72,4 +72,4 @@ def test_partner_sign_in_takes_the_same_time_for_known_and_unknown_addresses(ser
     known, unknown = medians(server, "/partners", partner_addresses())
     assert abs(known - unknown) < MARGIN_MS, f"known {known:.1f} ms, unknown {unknown:.1f} ms"
     links = server.query("SELECT count(*) FROM login_tokens WHERE audience = 'partner'")[0][0]
-    assert links > 0, (server.workdir / "server.log").read_text()[-3000:]  # the known addresses got links, after the answer
+    assert links > 0, (server.workdir / "server.log").read_text()[-3000:]  # the known got links, after the answer
