@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from garage_tools.inputs import holdable
 from tests.conftest import LiveServer, start_server, stop_server
 from tests.mailbox import wait_for_mail
 
@@ -187,8 +188,11 @@ def test_an_address_with_hidden_characters_is_asked_again_in_plain_words(server:
     links_before = server.query("SELECT count(*) FROM login_tokens")
     answer = Visitor(server).request_link(address)
     assert answer.status_code == 400, answer.text
-    assert "Enter an e-mail address, such as dev@example.com." in answer.text
-    assert 'value="dev@example.com"' in answer.text  # what was typed, less what a page cannot show
+    if holdable(address):
+        assert "Enter an e-mail address, such as dev@example.com." in answer.text
+        assert 'value="dev@example.com"' in answer.text  # what was typed, less what a page cannot show
+    else:  # NUL and the other control characters are refused at the edge, before the form is read
+        assert "holds a character we cannot keep" in answer.text
     assert server.query("SELECT count(*) FROM login_tokens") == links_before
 
 
