@@ -32,6 +32,7 @@ from garage_tools.registry import Registry
 from garage_tools.services import Services, build_services
 from garage_tools.settings import Settings
 from garage_tools.surfaces.challenge import ChallengeAdvice
+from garage_tools.surfaces.compression import Compression
 from garage_tools.surfaces.cors import OpenCors
 from garage_tools.surfaces.discovery import Discovery
 from garage_tools.surfaces.front import Service, unexpected_error
@@ -201,6 +202,7 @@ def create_app(
         wrap=with_cors,
         mcp_host_allowed=access.origins.mcp_host_allowed,
     )
+    app.wrap_everything(Compression)
     app.state.services = services
     app.state.registry = registry
     return app
