@@ -44,6 +44,7 @@ from garage_tools.surfaces.rest import RestSurface
 from garage_tools.surfaces.scrape import MetricsEndpoint
 from garage_tools.surfaces.urls import BaseUrl
 from garage_tools.tools import build_registry
+from garage_tools.web.about import Contact, about_routes
 from garage_tools.web.docs import docs_routes
 from garage_tools.web.home import home_routes
 from garage_tools.web.inspection import inspection_routes
@@ -175,6 +176,7 @@ def create_app(
         Route("/docs", discovery.docs, methods=["GET"]),
         Route("/challenge", ChallengeAdvice(access).advise, methods=["GET"]),
         *privacy_routes(services.settings),
+        *about_routes(services.settings),
         Route("/healthz", discovery.health, methods=["GET"]),
         Route("/readyz", discovery.ready, methods=["GET"]),
         Route("/metrics", metrics.scrape, methods=["GET"]),
@@ -204,5 +206,6 @@ def create_app(
     )
     app.wrap_everything(Compression)
     app.state.services = services
+    app.state.contact = Contact.of(services.settings)  # every page's footer shows it (web/pages.py)
     app.state.registry = registry
     return app

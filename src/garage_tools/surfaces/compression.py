@@ -133,83 +133,106 @@ class Compression:
 
 
 class _Responder:
-    """One response on its way out: its start is held until the first piece of body shows what to do."""
+    """One response on its way out. Its start is read once: an answer that cannot be compressed (not text,
+    or a known length under the threshold: most tool answers) goes on at once with `Vary` added; only the
+    rest is held until the first piece of body shows what to do."""
+
+    __slots__ = ("coding", "etag", "headers", "layer", "passing", "path", "send_on", "start", "stream")
 
     def __init__(self, layer: Compression, coding: Coding | None, path: str, send: Send) -> None:
         self.layer, self.coding, self.path, self.send_on = layer, coding, path, send
         self.start: Message | None = None
+        self.headers: list[tuple[bytes, bytes]] = []
+        self.etag = b""
         self.stream: _Stream | None = None
         self.passing = False
 
     async def send(self, message: Message) -> None:
-        kind = message["type"]
-        if kind == "http.response.start":
-            self.start = message
-            return
-        if kind != "http.response.body" or self.passing:
+        if self.passing:
             await self.send_on(message)
-            return
-        if self.stream is not None:
+        elif message["type"] == "http.response.start":
+            await self._begin(message)
+        elif message["type"] != "http.response.body":
+            await self.send_on(message)
+        elif self.stream is not None:
             last = not message.get("more_body", False)
             out = self.stream.feed(message.get("body", b""), last)
             await self.send_on({"type": "http.response.body", "body": out, "more_body": not last})
-            return
-        await self._first_body(message)
+        else:
+            await self._first_body(message)
 
-    async def _first_body(self, message: Message) -> None:
-        start = self.start
-        assert start is not None, "a response body before its start"
-        self.start = None
-        headers: list[tuple[bytes, bytes]] = list(start.get("headers", []))
-        found = {name.lower(): value for name, value in headers}
+    async def _begin(self, start: Message) -> None:
+        raw: list[tuple[bytes, bytes]] = start.get("headers", [])
+        media = encoding = cache = vary = length = b""
+        for name, value in raw:
+            slot = _READ.get(name.lower())
+            if slot == 0:
+                media = value.lower()
+            elif slot == 1:
+                encoding = value
+            elif slot == 2:
+                cache = value.lower()
+            elif slot == 3:
+                vary = value
+            elif slot == 4:
+                self.etag = value
+            elif slot == 5:
+                length = value
         status: int = start["status"]
-        compressible = _compressible(found) or status == 304
-        if not compressible:
+        if status != 304 and not _compressible(media, encoding, cache):
             self.passing = True
             await self.send_on(start)
-            await self.send_on(message)
             return
-        headers = _with_vary(headers, found.get(b"vary"))
-        body: bytes = message.get("body", b"")
-        more = bool(message.get("more_body", False))
-        etag = found.get(b"etag", b"")
-        strong = etag.startswith(b'"')
-        smallest = KEPT_MINIMUM_SIZE if strong else self.layer.minimum_size
-        if self.coding is None or status in (204, 206, 304) or (not more and len(body) < smallest):
+        headers = _with_vary(raw, vary)
+        smallest = KEPT_MINIMUM_SIZE if self.etag.startswith(b'"') else self.layer.minimum_size
+        if self.coding is None or status in (204, 206, 304) or (length.isdigit() and int(length) < smallest):
             self.passing = True
             await self.send_on({**start, "headers": headers})
+            return
+        self.start, self.headers = start, headers
+
+    async def _first_body(self, message: Message) -> None:
+        start, coding, etag = self.start, self.coding, self.etag
+        assert start is not None, "a response body before its start"
+        assert coding is not None
+        body: bytes = message.get("body", b"")
+        more = bool(message.get("more_body", False))
+        strong = etag.startswith(b'"')
+        self.passing = not more
+        if not more and len(body) < (KEPT_MINIMUM_SIZE if strong else self.layer.minimum_size):
+            await self.send_on({**start, "headers": self.headers})
             await self.send_on(message)
             return
-        headers = [(n, v) for n, v in headers if n.lower() not in (b"content-length", b"etag")]
-        headers.append((b"content-encoding", self.coding.value.encode()))
+        headers = [(n, v) for n, v in self.headers if n.lower() not in (b"content-length", b"etag")]
+        headers.append((b"content-encoding", coding.value.encode()))
         if etag:
             headers.append((b"etag", etag if etag.startswith(b"W/") else b"W/" + etag))
         if more:  # a body in pieces (a large file): compressed as it goes, no length known
-            self.stream = _Stream(self.coding)
+            self.stream = _Stream(coding)
             await self.send_on({**start, "headers": headers})
             await self.send_on({"type": "http.response.body", "body": self.stream.feed(body, False), "more_body": True})
             return
-        packed = (
-            await self.layer.kept_form(self.path, etag, self.coding, body) if strong else compress(body, self.coding)
-        )
+        packed = await self.layer.kept_form(self.path, etag, coding, body) if strong else compress(body, coding)
         headers.append((b"content-length", str(len(packed)).encode()))
-        self.passing = True
         await self.send_on({**start, "headers": headers})
         await self.send_on({"type": "http.response.body", "body": packed})
 
 
-def _compressible(headers: dict[bytes, bytes]) -> bool:
-    media = headers.get(b"content-type", b"").lower()
-    if not media.startswith(_TEXT_TYPES) and not (media.startswith(b"application/") and b"+json" in media):
-        return False
-    if media.startswith(b"text/event-stream") or headers.get(b"content-encoding"):
-        return False
-    return b"no-transform" not in headers.get(b"cache-control", b"").lower()
+_VARY = (b"vary", b"Accept-Encoding")
+#: The response headers the layer reads, each to its slot in `_Responder._begin`.
+_READ = {b"content-type": 0, b"content-encoding": 1, b"cache-control": 2, b"vary": 3, b"etag": 4, b"content-length": 5}
 
 
-def _with_vary(headers: list[tuple[bytes, bytes]], vary: bytes | None) -> list[tuple[bytes, bytes]]:
-    if vary is None:
-        return [*headers, (b"vary", b"Accept-Encoding")]
+def _compressible(media: bytes, encoding: bytes, cache: bytes) -> bool:
+    """Text worth compressing, not already encoded, not a stream of events, and not marked `no-transform`."""
+    if encoding or b"no-transform" in cache or media.startswith(b"text/event-stream"):
+        return False
+    return media.startswith(_TEXT_TYPES) or (media.startswith(b"application/") and b"+json" in media)
+
+
+def _with_vary(headers: list[tuple[bytes, bytes]], vary: bytes) -> list[tuple[bytes, bytes]]:
+    if not vary:
+        return [*headers, _VARY]
     names = {part.strip().lower() for part in vary.split(b",")}
     if b"accept-encoding" in names or b"*" in names:
         return headers

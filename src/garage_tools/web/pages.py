@@ -35,6 +35,15 @@ _environment = Environment(
     lstrip_blocks=True,
 )
 _environment.globals["version"] = __version__
+
+
+def _site_contact(request: Request | None) -> Any:
+    """The operator's contact (web/about.py `Contact`) of the app serving `request`, for every page's footer."""
+    app = request.scope.get("app") if request is not None else None
+    return getattr(getattr(app, "state", None), "contact", None)
+
+
+_environment.globals["site_contact"] = _site_contact
 _environment.filters.update(FILTERS)  # the shared result cards format as results.js does
 
 
