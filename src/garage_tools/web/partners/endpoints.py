@@ -261,7 +261,7 @@ class Console:
 
     @_page
     async def confirm_end(self, request: Request) -> Response:
-        """"End now" asks first: this page, whose button posts the end."""
+        """The page "End now" opens: it asks first, and its button posts the end."""
         me = await self._partner(request)
         if me is None:
             return RedirectResponse(HOME, status_code=303)
