@@ -240,8 +240,43 @@ class StyleRatings(DataModel):
     low_maintenance: Rating = Field(alias="lowMaintenance", description="5 = least upkeep.")
 
 
+class DoorPattern(StrEnum):
+    """How the door's face is divided, for its drawing (scripts/draw_door_styles.py)."""
+
+    RIBBED = "ribbed"
+    SHORT_PANEL = "short-panel"
+    LONG_PANEL = "long-panel"
+    FLUSH = "flush"
+    CARRIAGE = "carriage"
+    V_GROOVE = "v-groove"
+    MODERN_PANELS = "modern-panels"
+    FULL_VIEW_CLEAR = "full-view-clear"
+    FULL_VIEW_FROSTED = "full-view-frosted"
+    PLANKS = "planks"
+
+
+class DoorFinish(StrEnum):
+    WHITE = "white"
+    ALMOND = "almond"
+    SANDSTONE = "sandstone"
+    CHARCOAL = "charcoal"
+    BLACK = "black"
+    SILVER = "silver"
+    OAK = "oak"
+    WALNUT = "walnut"
+    CEDAR = "cedar"
+
+
+class DoorLook(DataModel):
+    """What the style's drawing shows: the face's pattern and its colour."""
+
+    pattern: DoorPattern
+    finish: DoorFinish
+
+
 class DoorStyle(DataModel):
     id: Slug
+    look: DoorLook = Field(description="How the style's drawing (static/styles/<id>.webp) shows it.")
     name: Text
     type: DoorType
     budget: Budget
