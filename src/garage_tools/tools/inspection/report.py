@@ -150,6 +150,7 @@ def local_prices(knowledge: Knowledge, stored: StoredInspection) -> dict[str, Co
     prices: dict[str, CostEstimateOutput] = {}
     for flag in report.flagged_items:
         if flag.status is ItemStatus.FIX and flag.issue_key in knowledge.costs.issues:
-            arguments = CostEstimateInput(issue_key=flag.issue_key, door_size=size, zip=zip_code)
+            fields = {"issueKey": flag.issue_key, "doorSize": size, "zip": zip_code}
+            arguments = CostEstimateInput.model_validate(fields)
             prices[flag.item_id] = estimate(knowledge, arguments)
     return prices
