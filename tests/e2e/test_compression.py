@@ -57,7 +57,7 @@ def test_a_compressed_file_keeps_its_validators(api: httpx.Client) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", ["/", "/inspection", "/static/site.css", "/static/home.js", "/openapi.json", "/llms.txt"]
+    "path", ["/", "/inspection", "/styles", "/static/site.css", "/static/home.js", "/openapi.json"]
 )
 def test_pages_styles_scripts_and_documents_are_compressed(api: httpx.Client, path: str) -> None:
     response, wire = raw(api, "GET", path, "gzip")
