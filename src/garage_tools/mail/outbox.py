@@ -66,6 +66,14 @@ async def enqueue(
 
 
 @dataclass(frozen=True, slots=True)
+class Answer:
+    """What a webhook endpoint answered one delivery: its HTTP status (None: no answer) and the start of its body."""
+
+    status: int | None
+    body: str
+
+
+@dataclass(frozen=True, slots=True)
 class DeadMessage:
     id: int
     message_id: str
@@ -121,6 +129,8 @@ def _queued(row: OutboxMessage, token: str) -> QueuedMail:
         attempts=row.attempts,
         created_at=_aware(row.created_at),
         claim_token=token,
+        channel=row.channel,
+        endpoint_id=row.endpoint_id,
     )
 
 
@@ -179,9 +189,11 @@ class Outbox:
             claimed = [_queued(row, token) for row in rows.all()]
         return sorted(claimed, key=lambda mail: mail.id)
 
-    async def mark_sent(self, mail: QueuedMail) -> bool:
-        """Record that `mail` was handed to the server. False if our lease had run out meanwhile."""
+    async def mark_sent(self, mail: QueuedMail, answer: Answer | None = None) -> bool:
+        """Record that `mail` was handed to the server (a webhook: what the endpoint `answer`ed). False if our
+        lease had run out meanwhile."""
         sent = {"status": SENT, "sent_at": self.clock(), "claimed_until": None, "claim_token": None, "last_error": None}
+        sent |= self._answered(answer)
         # Writes only, the claimed row first: on SQLite a read before the first write could meet
         # another worker's commit and fail at once instead of waiting for the lock.
         async with self.database.session() as session, session.begin():
@@ -196,9 +208,12 @@ class Outbox:
             await session.execute(update(OutboxMessage).where(OutboxMessage.id == mail.id).values(**sent))
         return False
 
-    async def mark_failed(self, mail: QueuedMail, error: str, retry_at: datetime | None) -> None:
+    async def mark_failed(
+        self, mail: QueuedMail, error: str, retry_at: datetime | None, answer: Answer | None = None
+    ) -> None:
         """Record a failed attempt: pending again from `retry_at`, or dead when `retry_at` is None."""
         values: dict[str, object] = {"last_error": error[:500], "claimed_until": None, "claim_token": None}
+        values |= self._answered(answer)
         values |= {"status": PENDING, "next_attempt_at": retry_at} if retry_at else {"status": DEAD}
         async with self.database.session() as session, session.begin():
             await session.execute(
@@ -210,6 +225,11 @@ class Outbox:
                 )
                 .values(**values)
             )
+
+    def _answered(self, answer: Answer | None) -> dict[str, object]:
+        if answer is None:
+            return {}
+        return {"last_status": answer.status, "last_response": answer.body[:500], "last_attempt_at": self.clock()}
 
     async def release(self, mails: Sequence[QueuedMail]) -> int:
         """Hand back claimed messages that were not tried (a worker stopping), uncounted and due at once."""
