@@ -68,8 +68,7 @@ class WebhookReceiver(LoopbackFake):
             event = None
         if self.hold:
             self.holding.set()
-            while not self.let_go.is_set():  # polls a condition the test sets; the answer is never needed
-                await asyncio.sleep(0.05)
+            await asyncio.to_thread(self.let_go.wait)  # the test sets it (a threading event: set from its thread)
         with self._lock:
             failing = self.always_fail or sum(1 for r in self.received if r.status == 500) < self.fail_first
             status = 500 if failing or event is None else 200
