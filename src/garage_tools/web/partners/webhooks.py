@@ -37,6 +37,7 @@ NOTICES = {
     "enabled": "The address is on again: new events are sent to it.",
 }
 NOT_YOURS = "There is no such address among yours."
+SAID_SHOWN = 160  # characters of an answer shown on the page (the log keeps 500)
 
 _page = as_pages("partners/message.html")
 
@@ -141,8 +142,12 @@ def _delivery_view(delivery: Delivery) -> dict[str, Any]:
         "when": _when(delivery.created_at),
         "tried": _when(delivery.last_attempt_at) if delivery.last_attempt_at else None,
         "answer": answer,
-        "said": delivery.last_response or (delivery.last_error if delivery.last_status is None else None),
+        "said": _shortened(delivery.last_response or (delivery.last_error if delivery.last_status is None else "")),
     }
+
+
+def _shortened(text: str | None, limit: int = SAID_SHOWN) -> str | None:
+    return text if not text or len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _when(moment: datetime) -> str:
