@@ -97,7 +97,9 @@ def test_a_partner_cannot_see_or_change_anothers_endpoints(
     forged = dixie.client.post(f"/partners/webhooks/{theirs}/remove", data={"csrf": "x" * 64})
     assert forged.status_code == 403
     foreign = dixie.client.post(
-        "/partners/webhooks", data={"csrf": dixie.token(), "url": receiver.url}, headers={"Origin": "https://evil.example"}
+        "/partners/webhooks",
+        data={"csrf": dixie.token(), "url": receiver.url},
+        headers={"Origin": "https://evil.example"},
     )
     assert foreign.status_code == 403
     assert dixie.post(f"/partners/webhooks/{theirs}/remove").status_code == 303
