@@ -19,7 +19,6 @@ from sqlalchemy import select
 from garage_tools.store.database import Database
 from garage_tools.store.models import OutboxMessage, WebhookEndpoint
 from garage_tools.store.webhooks import enqueue_event
-from tests.conftest import free_port
 from tests.databases import throwaway_url
 from tests.fakes.webhook_receiver import WebhookReceiver
 
@@ -100,14 +99,8 @@ async def test_add_prints_the_secret_once_list_shows_it_and_remove_takes_it_away
 
 
 async def test_a_worker_killed_mid_delivery_loses_nothing(deployment: Deployment) -> None:
-    # A quiet SMTP setting keeps the lease short: max(3 * 1 s, 5 s + 5 s) + 10 s.
-    settings = {
-        **ALLOW_LOOPBACK,
-        "GARAGE_TOOLS_SMTP_HOST": "127.0.0.1",
-        "GARAGE_TOOLS_SMTP_PORT": str(free_port()),
-        "GARAGE_TOOLS_SMTP_TIMEOUT": "1",
-        "GARAGE_TOOLS_WEBHOOK_TIMEOUT_SECONDS": "5",
-    }
+    # A webhook delivery's lease is its own: (5 s + 5 s) + 10 s here, whatever the mail transport's.
+    settings = {**ALLOW_LOOPBACK, "GARAGE_TOOLS_WEBHOOK_TIMEOUT_SECONDS": "5"}
     with WebhookReceiver() as receiver:
         code, out, err = await deployment.cli("partners", "webhooks", "add", DIXIE, receiver.url, **settings)
         assert code == 0, err

@@ -13,13 +13,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import and_, case, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from garage_tools.mail.message import Mail, QueuedMail, new_message_id
 from garage_tools.settings import Settings
 from garage_tools.store.database import Database
-from garage_tools.store.models import OutboxMessage
+from garage_tools.store.models import WEBHOOK_CHANNEL, OutboxMessage
 
 PENDING, SENDING, SENT, DEAD = "pending", "sending", "sent", "dead"
 STATUSES = (PENDING, SENDING, SENT, DEAD)
@@ -155,8 +155,9 @@ class Outbox:
         async with self.database.session() as session, session.begin():
             return await self.enqueue(session, mail)
 
-    async def claim(self, limit: int, lease: timedelta) -> list[QueuedMail]:
-        """Atomically take up to `limit` due messages for one worker, leased for `lease`.
+    async def claim(self, limit: int, lease: timedelta, webhook_lease: timedelta | None = None) -> list[QueuedMail]:
+        """Atomically take up to `limit` due messages for one worker, leased for `lease` (a webhook delivery
+        for `webhook_lease`, when given: each transport's own deadline bounds how long a crash holds it).
 
         Due means pending with `next_attempt_at` passed, or sending with a lease that ran out.
         Each claim counts as an attempt, so a message that kills its worker is not retried forever.
@@ -168,8 +169,11 @@ class Outbox:
             and_(OutboxMessage.status == SENDING, OutboxMessage.claimed_until < now),
         )
         chosen = select(OutboxMessage.id).where(due).order_by(OutboxMessage.next_attempt_at, OutboxMessage.id)
+        until: object = now + lease
+        if webhook_lease is not None:
+            until = case((OutboxMessage.channel == WEBHOOK_CHANNEL, now + webhook_lease), else_=now + lease)
         take = update(OutboxMessage).values(
-            status=SENDING, claimed_until=now + lease, claim_token=token, attempts=OutboxMessage.attempts + 1
+            status=SENDING, claimed_until=until, claim_token=token, attempts=OutboxMessage.attempts + 1
         )
         async with self.database.session() as session, session.begin():
             if self.database.is_sqlite:

@@ -101,9 +101,12 @@ class MailWorker:
         # A claim holds `batch_size` messages (one attempt each) until every one of them could have taken its
         # full deadline: that is how long a crashed worker's messages wait. One per claim by default, so at the
         # defaults (SMTP timeout 30 s, a send cut off at 90 s) it is 100 s, not a batch's ten minutes.
+        self.lease = lease or timedelta(seconds=batch_size * transport.deadline) + LEASE_MARGIN
         self.webhooks = webhooks  # None: webhook rows wait for a worker that has them
-        deadline = max(transport.deadline, webhooks.transport.deadline if webhooks else 0)
-        self.lease = lease or timedelta(seconds=batch_size * deadline) + LEASE_MARGIN
+        # A webhook delivery is leased by its own deadline (15 s at the defaults), not the mail transport's.
+        self.webhook_lease = lease or (
+            timedelta(seconds=batch_size * webhooks.transport.deadline) + LEASE_MARGIN if webhooks else None
+        )
         self._rng = rng
         self.first_retry = first_retry
         self._secrets = tuple(secret for secret in secrets if secret)
@@ -128,7 +131,7 @@ class MailWorker:
     async def run_once(self, stop: asyncio.Event | None = None) -> BatchResult:
         """Claim one batch of due messages and deliver it; on `stop`, finish the message in hand
         and hand the rest back at once (instead of leaving them to the lease)."""
-        claimed = await self.outbox.claim(self.batch_size, self.lease)
+        claimed = await self.outbox.claim(self.batch_size, self.lease, self.webhook_lease)
         sent = retrying = dead = 0
         for index, mail in enumerate(claimed):
             if stop is not None and stop.is_set():

@@ -51,6 +51,9 @@ class ApiKey(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
 
 
+WEBHOOK_CHANNEL = "webhook"  # an outbox row that is a webhook delivery (`store/webhooks.py`); else e-mail
+
+
 class OutboxMessage(Base):
     """An e-mail waiting to be sent, being sent, sent, or given up on (see garage_tools.mail).
 

@@ -25,10 +25,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from garage_tools.sealing import seal, unseal
 from garage_tools.store.database import Database
-from garage_tools.store.models import OutboxMessage, Partner, WebhookEndpoint
+from garage_tools.store.models import WEBHOOK_CHANNEL, OutboxMessage, Partner, WebhookEndpoint
 from garage_tools.store.partner_console import add_audit_entry, contacts_of
 
-WEBHOOK = "webhook"  # the outbox channel
+WEBHOOK = WEBHOOK_CHANNEL  # the outbox channel
 MAX_ENDPOINTS = 5  # per partner
 DELIVERIES_SHOWN = 50
 TEST_EVENT = "endpoint.test"
