@@ -19,6 +19,7 @@ from sqlalchemy.exc import ArgumentError
 from garage_tools.redis_address import RedisAddress
 from garage_tools.settings.mail import MailSettings
 from garage_tools.settings.models import ModelSettings
+from garage_tools.settings.webhooks import WebhookSettings
 
 CommaList = Annotated[list[str], NoDecode]
 
@@ -29,9 +30,9 @@ def _split_commas(value: object) -> object:
     return value
 
 
-class Settings(MailSettings, ModelSettings):
+class Settings(MailSettings, ModelSettings, WebhookSettings):
     """Runtime configuration. Every field can be set as `GARAGE_TOOLS_<FIELD>`; mail and model providers
-    have their own groups (`settings/mail.py`, `settings/models.py`)."""
+    have their own groups (`settings/mail.py`, `settings/models.py`, `settings/webhooks.py`)."""
 
     model_config = SettingsConfigDict(
         env_prefix="GARAGE_TOOLS_",
