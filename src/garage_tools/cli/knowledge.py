@@ -46,10 +46,12 @@ def knowledge_schemas(out: Path | None) -> None:
     from garage_tools.knowledge.parts import PART_FILES
     from garage_tools.knowledge.photos import PHOTO_FILES
     from garage_tools.knowledge.place_index import PLACE_FILES
+    from garage_tools.knowledge.time_zones import TIME_ZONE_FILES
 
     out = out or DATA_DIR / "schemas"
     out.mkdir(parents=True, exist_ok=True)
-    for name, model in {**DATA_FILES, **DIRECTORY_FILES, **PHOTO_FILES, **PART_FILES, **PLACE_FILES}.items():
+    files = {**DATA_FILES, **DIRECTORY_FILES, **PHOTO_FILES, **PART_FILES, **PLACE_FILES, **TIME_ZONE_FILES}
+    for name, model in files.items():
         target = out / name.replace(".json", ".schema.json")
         target.write_text(json.dumps(schema_for(model), indent=2) + "\n", encoding="utf-8")
         click.echo(f"wrote {target}")

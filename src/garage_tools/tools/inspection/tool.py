@@ -40,6 +40,7 @@ from garage_tools.tools.inspection.next_step import lead_for, plan_next_step
 from garage_tools.tools.inspection.report import first_name, new_report_id, submitter_report
 from garage_tools.tools.inspection.scoring import score_inspection
 from garage_tools.tools.photos import photos_of
+from garage_tools.tools.routing.tool import record_referral
 
 log = logging.getLogger(__name__)
 
@@ -123,8 +124,22 @@ async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> Su
         surface=ctx.caller.surface,
     )
 
+    if lead is not None and lead.contact_email is None:
+        # Without consent to share, the pro gets no lead: the search counts as demand, like routeByZip's.
+        record_referral(
+            ctx,
+            partner_id=lead.partner_id,
+            covered=lead.covered,
+            zip_code=lead.zip,
+            issue=lead.issue,
+            door_size=lead.door_size,
+            heat=lead.lead_heat,
+            source="inspection",
+        )
+        lead = None
+
     async def with_the_report(session: AsyncSession) -> str | None:
-        # The lead (which may carry contact details) and the e-mail stand or fall with the report.
+        # The lead (with the homeowner's contact details) and the e-mail stand or fall with the report.
         if lead is not None:
             await insert_lead(session, replace(lead, base_url=ctx.base_url), data.partners.notices.tell_at_once)
         return await data.outbox.enqueue(session, mail) if mail is not None else None
@@ -180,8 +195,9 @@ TOOL = Tool(
         "next step in plain words (`nextStep.text`, to read to the homeowner) with the local pro to call "
         "(`nextStep.localPro`: the partner routeByZip picks for the ZIP code, or the nearest when none serves it) "
         "and routeByZip arguments, and `reportUrl`: a printable page that shows no personal data beyond a first "
-        "name. The pro receives a lead; with `consent.contactShare` true it carries the homeowner's name, e-mail "
-        "address and report link, otherwise no contact details. `emailReport: true` queues the report e-mail; it "
+        "name. With `consent.contactShare` true the pro receives a lead with the homeowner's name, e-mail "
+        "address and report link; otherwise only an anonymous referral is "
+        "counted and the pro is not mailed. `emailReport: true` queues the report e-mail; it "
         "is delivered once the mail server accepts it. Send an `Idempotency-Key` header to make retries safe: the "
         "same key and body return the same report."
     ),
