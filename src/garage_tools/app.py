@@ -53,6 +53,7 @@ from garage_tools.web.partners import partner_routes
 from garage_tools.web.photos import photo_routes
 from garage_tools.web.portal import connect, portal_routes
 from garage_tools.web.privacy import privacy_routes
+from garage_tools.web.service_requests import request_routes
 from garage_tools.web.styles import style_routes
 from garage_tools.web.tool_page import ToolPages
 from garage_tools.web.widget import widget_routes
@@ -187,6 +188,7 @@ def create_app(
         *portal_routes(services, access, registry),
         *oauth_routes(services.oauth, access, connect.problem_page),
         *inspection_routes(services, access),
+        *request_routes(services, access, registry),
         *partner_routes(services, access),
         *lab_routes(services, access),
         *photo_routes(services.photos),

@@ -176,6 +176,44 @@ def homeowner_update_mail(
     return Mail(to=request.contact_email, subject=subject, text="\n".join(lines) + "\n", kind="service_request")
 
 
+def next_step_words(partner_name: str, answer_by: datetime, zone: ZoneInfo, now: datetime) -> str:
+    """What happens next and by when, for the tool's answer, the confirmation page and its e-mail."""
+    local, today = answer_by.astimezone(zone), now.astimezone(zone).date()
+    day = "today" if local.date() == today else f"on {local:%a} {local.day} {local:%b}"
+    return (
+        f"{partner_name} has your request and will call or e-mail you to agree a time. If they cannot take it, "
+        f"or have not answered by {local:%H:%M} {day} ({local:%Z}), we pass it to another local pro and tell you."
+    )
+
+
+def homeowner_confirmation_mail(
+    request: StoredRequest, partner: tuple[str, str], link: str, next_step: str
+) -> Mail | None:
+    """The homeowner's first message: the number, what was sent, what happens next, and their status link."""
+    if request.contact_email is None:
+        return None
+    name, phone = partner
+    lines = [
+        f"Hello {request.contact_name},",
+        "",
+        f"We sent your request to {name}. Your request number is {request.id}.",
+        "",
+        next_step,
+        "",
+        f"See where it stands, or cancel it: {link}",
+        "",
+        f"You can also call {name} at {phone} and quote {request.id}.",
+        "",
+        "You receive this because you asked a garage door pro to come out on Garage Door Tools.",
+    ]
+    return Mail(
+        to=request.contact_email,
+        subject=f"Your request {request.id} to {name}",
+        text="\n".join(lines) + "\n",
+        kind="service_request",
+    )
+
+
 class RequestMail:
     """The request repository's mail hook: partners told of new and passed-on requests, homeowners of changes."""
 

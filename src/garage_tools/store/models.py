@@ -334,6 +334,9 @@ class ServiceRequest(Base):
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    #: With an Idempotency-Key, the token is derived from the key and this salt, so a retry can answer the same
+    #: link again; the key itself is never stored, so the table alone still opens no page.
+    token_salt: Mapped[str | None] = mapped_column(String(32), default=None)
     idempotency_hash: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
     request_hash: Mapped[str] = mapped_column(String(64))
     partner_id: Mapped[str] = mapped_column(String(64))

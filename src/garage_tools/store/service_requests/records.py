@@ -67,6 +67,9 @@ class NewRequest:
     source: str
     request_hash: str
     idempotency_hash: str | None = None
+    #: The status token to use (derived from an Idempotency-Key and `token_salt`); a random one when None.
+    token: str | None = None
+    token_salt: str | None = None
     base_url: str | None = None
     language: str = "en"
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
@@ -101,6 +104,7 @@ class StoredRequest:
     first_response_at: datetime | None
     base_url: str | None
     request_hash: str
+    token_salt: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +138,10 @@ class HistoryEntry:
 
 #: The one hook: called in the transaction of every change (create, status change, re-offer, cancel).
 EventHook = Callable[[AsyncSession, RequestEvent], Awaitable[None]]
+
+#: The creator's own work in the creating transaction, given the request and its status token (the
+#: homeowner's confirmation e-mail, which holds the status link no hook ever sees).
+OnCreate = Callable[[AsyncSession, StoredRequest, str], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,4 +206,5 @@ def stored_of(row: ServiceRequest) -> StoredRequest:
         first_response_at=aware(row.first_response_at) if row.first_response_at else None,
         base_url=row.base_url,
         request_hash=row.request_hash,
+        token_salt=row.token_salt,
     )

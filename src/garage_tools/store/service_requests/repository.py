@@ -35,6 +35,7 @@ from garage_tools.store.service_requests.records import (
     HistoryEntry,
     NewRequest,
     Offer,
+    OnCreate,
     RequestEvent,
     StoredRequest,
     aware,
@@ -80,15 +81,17 @@ class ServiceRequestRepository:
 
     # -- create and read ------------------------------------------------------------------------
 
-    async def create(self, new: NewRequest) -> Created:
-        """Store `new` (offered to `new.partner_id`) and emit `request.created`; its status token, once.
+    async def create(self, new: NewRequest, *, also: OnCreate | None = None) -> Created:
+        """Store `new` (offered to `new.partner_id`), run `also` and emit `request.created`, in one transaction;
+        its status token, once.
 
         Raises `DuplicateIdempotencyKey` when another request holds `new.idempotency_hash` (nothing stored)."""
-        token = secrets.token_urlsafe(24)
+        token = new.token or secrets.token_urlsafe(24)
         for _attempt in range(5):
             row = ServiceRequest(
                 id=new_number(),
                 token_hash=token_hash(token),
+                token_salt=new.token_salt,
                 idempotency_hash=new.idempotency_hash,
                 request_hash=new.request_hash,
                 partner_id=new.partner_id,
@@ -117,6 +120,8 @@ class ServiceRequestRepository:
                     session.add(row)
                     await session.flush()  # a duplicate key or number fails here, before any hook runs
                     stored = stored_of(row)
+                    if also is not None:
+                        await also(session, stored, token)
                     event = RequestEvent(CREATED, stored, new.created_at, Actor.HOMEOWNER, None, None, {})
                     await self._emit(session, event)
                 return Created(stored, token)

@@ -10,15 +10,13 @@ winner's report.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 from dataclasses import replace
 from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from garage_tools.errors import InvalidHeader, ToolFailed
+from garage_tools.errors import ToolFailed
 from garage_tools.knowledge.checklist import ItemStatus
 from garage_tools.registry import Annotations, Tool, ToolContext, ToolData
 from garage_tools.store.inspections import (
@@ -29,6 +27,7 @@ from garage_tools.store.inspections import (
     report_url,
 )
 from garage_tools.store.partners import insert_lead
+from garage_tools.tools.idempotency import idempotency_hash, request_hash, reused_key
 from garage_tools.tools.inspection.mail import report_mail
 from garage_tools.tools.inspection.models import (
     InspectionReport,
@@ -44,36 +43,13 @@ from garage_tools.tools.routing.tool import record_referral
 
 log = logging.getLogger(__name__)
 
-MAX_IDEMPOTENCY_KEY = 255
 #: 24 notes of 500 characters, each up to 6 bytes once JSON-escaped, plus 2,000 characters of notes.
 MAX_BODY_BYTES = 128 * 1024
 
 
-def idempotency_hash(ctx: ToolContext) -> str | None:
-    """The stored form of the caller's Idempotency-Key: a hash of the key and whose it is."""
-    key = ctx.idempotency_key
-    if key is None:
-        return None
-    if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY or not all(" " <= c <= "~" for c in key):
-        raise InvalidHeader(
-            f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} printable ASCII characters; a UUID is a good key."
-        )
-    scope = ctx.caller.key_id or "public"
-    return hashlib.sha256(f"submitInspection\n{scope}\n{key}".encode()).hexdigest()
-
-
-def request_hash(args: SubmitInspectionInput) -> str:
-    """A fingerprint of the submission, to tell a retry (same body) from a reused key (another body)."""
-    canonical = json.dumps(args.model_dump(mode="json", by_alias=True), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
-
-
 def _replay(stored: StoredInspection, fingerprint: str, ctx: ToolContext) -> SubmitInspectionOutput:
     if stored.request_hash != fingerprint:
-        raise InvalidHeader(
-            "This Idempotency-Key was already used for a different inspection. Send a new key with a new "
-            "submission, and the same key only when retrying the same one."
-        )
+        raise reused_key("inspection")
     return submitter_report(stored, ctx.base_url, replayed=True)
 
 
@@ -85,7 +61,7 @@ def _data(ctx: ToolContext) -> ToolData:
 
 async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> SubmitInspectionOutput:
     data = _data(ctx)
-    key = idempotency_hash(ctx)
+    key = idempotency_hash(ctx, "submitInspection")
     fingerprint = request_hash(args)
     reports = InspectionRepository(data.database)
     if key is not None and (earlier := await reports.by_idempotency_hash(key)) is not None:

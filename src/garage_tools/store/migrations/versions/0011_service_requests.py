@@ -37,6 +37,7 @@ def upgrade() -> None:
         "service_requests",
         sa.Column("id", sa.String(16), nullable=False),
         sa.Column("token_hash", sa.String(64), nullable=False),
+        sa.Column("token_salt", sa.String(32), nullable=True),
         sa.Column("idempotency_hash", sa.String(64), nullable=True),
         sa.Column("request_hash", sa.String(64), nullable=False),
         sa.Column("partner_id", sa.String(64), nullable=False),
