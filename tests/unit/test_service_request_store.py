@@ -142,6 +142,8 @@ async def test_a_declined_request_is_offered_on_and_remembers_who_had_it(
     assert [(o.partner_id, o.outcome, o.reason) for o in moved.previous_offers] == [(RED, "declined", "Fully booked")]
     assert await requests.one_for_partner(RED, number) is None
     assert events[-1].previous_partner_id == RED and events[-1].by is Actor.SYSTEM
+    # A second sweep that still saw it with RED passes nothing on: it has moved to BLUE already.
+    assert await requests.reoffer(number, "green-doors", "no_answer", from_partner=RED) is None
     # Silence: what waits longer than the cut-off is found by the sweep; an accepted one is not.
     later = datetime.now(UTC) + timedelta(hours=3)
     assert [r.id for r in await requests.waiting(later)] == [number]

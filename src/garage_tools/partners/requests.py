@@ -111,7 +111,10 @@ class ServiceRequests:
             partner_id = await self.next_partner(request)
             if partner_id is None:
                 continue  # nobody else serves it: it stays with its partner
-            if await self.repository.reoffer(request.id, partner_id, "no_answer", now=now) is not None:
+            moved = await self.repository.reoffer(
+                request.id, partner_id, "no_answer", from_partner=request.partner_id, now=now
+            )
+            if moved is not None:
                 passed += 1
         if passed:
             log.info("service requests: %d unanswered request(s) passed to the next partner", passed)

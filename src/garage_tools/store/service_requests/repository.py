@@ -245,14 +245,23 @@ class ServiceRequestRepository:
         return stored
 
     async def reoffer(
-        self, request_id: str, partner_id: str, outcome: str, *, now: datetime | None = None
+        self,
+        request_id: str,
+        partner_id: str,
+        outcome: str,
+        *,
+        from_partner: str | None = None,
+        now: datetime | None = None,
     ) -> StoredRequest | None:
         """Offer a declined or unanswered request to `partner_id`; `outcome` says how the last offer ended
-        ("declined", "no_answer"). None when the request has moved on meanwhile (accepted, cancelled)."""
+        ("declined", "no_answer"). None when the request has moved on meanwhile (accepted, cancelled, or, with
+        `from_partner`, already offered to someone else: two sweeps at once pass a request on once)."""
         moment = now or datetime.now(UTC)
         async with self._db.session() as session, session.begin():
             row = await session.scalar(select(ServiceRequest).where(ServiceRequest.id == request_id).with_for_update())
             if row is None or not may(Actor.SYSTEM, Status(row.status), Status.RECEIVED):
+                return None
+            if from_partner is not None and row.partner_id != from_partner:
                 return None
             return await self._pass_on(session, row, partner_id, outcome, moment)
 
