@@ -193,7 +193,7 @@ def test_operator_imports_promotions_and_sees_leads(operated: LiveServer) -> Non
 
     # Searches are referrals, one per caller, partner and issue a day: the repeated search counts once.
     _eventually(lambda: sum(t[0] for t in _tallies(operated, "--searches", "--since", since).values()) == 2)
-    assert _tallies(operated, "--searches", "--since", since)["dixie-new"][:2] == (1, 1)  # the hot spring, once
+    assert sum(t[1] for t in _tallies(operated, "--searches", "--since", since).values()) == 1  # the hot one, once
     assert "no leads" in operated.cli("partners", "leads", "--since", since).stdout  # a search is not a lead
     assert "no searches" in operated.cli("partners", "leads", "--searches", "--since", "2099-01-01").stdout
 

@@ -20,12 +20,15 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from garage_tools.access.caller import Caller
 from garage_tools.access.policy import Access
 from garage_tools.errors import ServiceError
 from garage_tools.partners.request_mail import status_url, when_words, zone_of
 from garage_tools.registry import Registry
 from garage_tools.services import Services
+from garage_tools.store.inspections import InspectionRepository
 from garage_tools.store.service_requests import RequestNotFound, Status, StoredRequest, TransitionRefused
+from garage_tools.tools.inspection.report import REPORT_ID
 from garage_tools.web.forms import DoubleSubmit, Refused, check_origin, read_form
 from garage_tools.web.page_tools import LimitReached, PageTools
 from garage_tools.web.pages import render
@@ -90,9 +93,14 @@ def arguments_of(form: dict[str, str]) -> dict[str, Any]:
     return arguments
 
 
+class NoProHere(ServiceError):
+    """No partner serves the ZIP code the form gave (a page that named no pro)."""
+
+
 class RequestPages:
     def __init__(self, services: Services, access: Access, registry: Registry) -> None:
         self.services = services
+        self.reports = InspectionRepository(services.database)
         self.access = access
         self.tools = PageTools(services, access, registry)
         self.requests = services.tool_data.partners.requests
@@ -103,7 +111,23 @@ class RequestPages:
         query = request.query_params
         names = ("partner", "zip", "issue", "description", "size", "report")
         fields = {name: query.get(name, "")[:500] for name in names}
+        if fields["report"] and not fields["partner"]:
+            fields.update(await self._from_report(fields["report"]))
         return await self._form(request, fields)
+
+    async def _from_report(self, report_id: str) -> dict[str, str]:
+        """The pro, ZIP code and issue an inspection report named (its page links here without them: it shows
+        nothing personal, and a ZIP code is)."""
+        stored = await self.reports.get(report_id) if REPORT_ID.match(report_id) else None
+        step = (stored.report.get("nextStep") or {}) if stored else {}
+        pro, arguments = step.get("localPro") or {}, step.get("arguments") or {}
+        if not pro.get("covered"):
+            return {}
+        return {
+            "partner": str(pro.get("partnerId") or ""),
+            "zip": str(arguments.get("zipOrLocation") or "")[:5],
+            "issue": str(arguments.get("issue") or ""),
+        }
 
     async def send(self, request: Request) -> Response:
         try:
@@ -112,9 +136,13 @@ class RequestPages:
             return self._message(request, "Not sent", refused.message, refused.status)
         caller = await self.tools.caller(request)
         try:
+            if not form.get("partner"):  # from a page with no pro yet (a door style): the pro for the ZIP code
+                form["partner"] = await self._pro_for(request, caller, form)
             called = await self.tools.call(request, caller, "requestService", arguments_of(form))
         except LimitReached:
             return await self._form(request, form, self.words["errors"]["rate_limited"], 429)
+        except NoProHere as none:
+            return await self._form(request, form, none.message, 400)
         except ServiceError as error:
             return await self._form(request, form, self._plain(error), error.status)
         path = "/requests/" + str(called.result["statusUrl"]).rsplit("/", 1)[1]
@@ -147,12 +175,13 @@ class RequestPages:
     ) -> Response:
         snapshot = await self.directory.current()
         listing = snapshot.index.get(fields.get("partner", ""))
-        pro = listing.display_name if listing else "the pro"
+        pro = listing.display_name if listing else self.words["anyPro"]
         token, fresh = FORM_TOKEN.token(request)
         context = {
             "words": self.words,
             "pro": pro,
             "phone": listing.phone if listing else None,
+            "ask_zip": listing is None,
             "fields": fields,
             "days": day_choices(datetime.now(UTC).date()),
             "error": error,
@@ -196,6 +225,16 @@ class RequestPages:
             secure = self.access.base_url(request.scope).startswith("https://")
             FORM_TOKEN.set_cookie(response, form_token, secure=secure)
         return response
+
+    async def _pro_for(self, request: Request, caller: Caller, form: dict[str, str]) -> str:
+        """routeByZip's pro for the form's ZIP code, as the front door would find it; none serving is a refusal."""
+        arguments = {"zipOrLocation": form.get("zip", "")[:200] or "-", "leadHeat": "warm"}
+        if form.get("issue"):
+            arguments["issue"] = form["issue"][:64]
+        route = (await self.tools.call(request, caller, "routeByZip", arguments)).result
+        if not route.get("covered"):
+            raise NoProHere(self.words["errors"]["noPro"])
+        return str(route["partnerId"])
 
     def _plain(self, error: ServiceError) -> str:
         """The refusal in the homeowner's words (never the API's own wording)."""

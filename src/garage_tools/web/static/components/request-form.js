@@ -36,7 +36,8 @@
     var button = form.querySelector("button[type=submit]");
     var label = button.textContent;
     form.addEventListener("submit", function (event) {
-      if (form.dataset.plain === "yes") return; // the server's own answer, in its own words
+      // The server's own answer, in its own words; and a form with no pro yet, which the server routes first.
+      if (form.dataset.plain === "yes" || !field(form, "partner")) return;
       event.preventDefault();
       button.disabled = true;
       button.textContent = "\u2026";
