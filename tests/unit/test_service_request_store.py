@@ -178,3 +178,21 @@ async def test_one_caller_is_one_referral_per_partner_issue_and_day(database: Da
         ("84770", "worn_rollers", 1),
     ]
     assert await referrals.demand(BLUE, now.date()) == []
+
+
+async def test_requests_are_forgotten_with_their_history_and_purged_with_the_leads(
+    database: Database, requests: ServiceRequestRepository
+) -> None:
+    from garage_tools.store.retention import Retention, forget, purge
+
+    kept = (await requests.create(new(contact_email="sam@example.com"))).request.id
+    gone = (await requests.create(new())).request.id
+    await requests.transition(gone, Change(Status.DECLINED, Actor.PARTNER, RED))
+    done = await forget(database, "Dana@Example.com")
+    assert (done.counts["service_requests"], done.counts["service_request_events"]) == (1, 2)
+    assert await requests.get(gone) is None and await requests.history(gone) == []
+    week = timedelta(days=7)
+    retention = Retention(inspections=week, leads=week, mail=week, audit=week)
+    later = datetime.now(UTC) + timedelta(days=8)
+    purged = await purge(database, retention, clock=lambda: later)
+    assert purged.counts["service_requests"] == 1 and await requests.get(kept) is None

@@ -18,7 +18,7 @@ from garage_tools.partners.service import Partners
 from garage_tools.registry import ToolContext, ToolData, invoke
 from garage_tools.store.database import Database
 from garage_tools.store.models import OutboxMessage
-from garage_tools.store.service_requests import Actor, Change, Status
+from garage_tools.store.service_requests import Actor, Change, RequestNotFound, Status
 from garage_tools.tools import build_registry
 from garage_tools.tools.service_request import RequestServiceOutput
 
@@ -159,6 +159,15 @@ async def test_each_change_mails_the_homeowner_and_a_decline_goes_to_the_next_pr
     answer = await harness.ask()
     requests = harness.partners.requests
     start = harness.clock.now + timedelta(days=1)
+    # Another partner cannot touch it, whatever it names; nor can a partner act as another.
+    for who, change in (
+        (RED_ROCK, Change(Status.ACCEPTED, Actor.PARTNER, RED_ROCK)),
+        (RED_ROCK, Change(Status.DECLINED, Actor.PARTNER, DIXIE)),
+        (DIXIE, Change(Status.CANCELLED, Actor.HOMEOWNER)),
+    ):
+        with pytest.raises(RequestNotFound):
+            await requests.change(who, answer.request_id, change)
+    assert await requests.repository.for_partner(RED_ROCK) == []
     accepted = await requests.change(
         DIXIE,
         answer.request_id,

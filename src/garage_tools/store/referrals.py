@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import Insert, case, func, select
+from sqlalchemy import Insert, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from garage_tools.store.database import Database
 from garage_tools.store.models import Base, Referral
-from garage_tools.store.partners import LeadTally
+from garage_tools.store.partners import LeadTally, tallies
 
 _TABLE = Base.metadata.tables[Referral.__tablename__]
 
@@ -135,36 +135,7 @@ class ReferralRepository:
 
     async def tallies(self, since: datetime | None = None) -> list[LeadTally]:
         """Referrals per partner (most first), as `partners leads --searches` shows them."""
-
-        def heat(value: str) -> Any:
-            return func.sum(case((Referral.heat == value, 1), else_=0))
-
-        query = select(
-            Referral.partner_id,
-            func.count(),
-            heat("hot"),
-            heat("warm"),
-            heat("cold"),
-            func.min(Referral.created_at),
-            func.max(Referral.created_at),
-        ).group_by(Referral.partner_id)
-        if since is not None:
-            query = query.where(Referral.created_at >= since)
-        async with self._db.session() as session:
-            rows = (await session.execute(query)).all()
-        found = [
-            LeadTally(
-                row[0],
-                int(row[1]),
-                int(row[2] or 0),
-                int(row[3] or 0),
-                int(row[4] or 0),
-                _aware(row[5]),
-                _aware(row[6]),
-            )
-            for row in rows
-        ]
-        return sorted(found, key=lambda tally: (-tally.total, tally.partner_id or ""))
+        return await tallies(self._db, Referral.partner_id, Referral.heat, Referral.created_at, since)
 
 
 def _aware(moment: datetime) -> datetime:
