@@ -134,7 +134,7 @@ def test_privacy_page_says_what_is_stored(api: httpx.Client) -> None:
     # Inspections and leads: what is kept, for how long, who receives it, and how to have it deleted.
     for fact in (
         "your e-mail address, your name if you gave it, and your ZIP code",
-        "the lead also carries your name, your e-mail address and the link to your report",
+        "your e-mail address and the link to your report, so that partner can contact you",
         "the partner receives no name, no e-mail address and no report link",
         "Inspections are kept for 730 days, then deleted, and leads for 365 days.",
         "deleted 30 days later",

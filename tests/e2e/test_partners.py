@@ -188,7 +188,7 @@ def test_operator_imports_promotions_and_sees_leads(operated: LiveServer) -> Non
     _eventually(lambda: len(offers()) == 1)
 
     since = datetime.now(UTC).isoformat()
-    for heat, issue in [("hot", "broken_spring"), ("hot", "broken_spring"), ("warm", "worn_rollers")]:
+    for heat, issue in [("hot", "broken_cable"), ("hot", "broken_cable"), ("warm", "worn_rollers")]:
         _route(operated, leadHeat=heat, issue=issue, doorSize="16x7")
 
     # Searches are referrals, one per caller, partner and issue a day: the repeated search counts once.

@@ -56,7 +56,12 @@ class ReferralRecorder:
             self._writer = loop.create_task(self._write_all())
 
     async def flush(self) -> None:
-        """Write every pending referral now (once); leaves them pending if the store does not answer."""
+        """Write every pending referral now (once); leaves them pending if the store does not answer. A batch the
+        background writer has under way is waited for (a few seconds at most), so what was recorded is stored."""
+        for _ in range(500):
+            if not self._in_flight:
+                break
+            await asyncio.sleep(0.01)
         while self._pending:
             if not await self._write_batch():
                 return

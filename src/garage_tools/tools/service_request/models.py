@@ -17,7 +17,7 @@ MAX_WINDOWS = 3
 MAX_DESCRIPTION = 500
 MAX_NOTES = 1000
 #: A phone number as people type it: digits, spaces, + ( ) - . and an extension; at least seven digits.
-PHONE_PATTERN = r"^\+?[0-9 ().\-]{7,24}(?:\s*(?:x|ext\.?)\s*[0-9]{1,6})?$"
+PHONE_PATTERN = r"^\+?[0-9 ().\-]{7,24}(?: *(?:x|ext\.?) *[0-9]{1,6})?$"
 PARTNER_ID_PATTERN = r"^[A-Za-z0-9_.-]+$"
 REPORT_ID_PATTERN = r"^[A-Za-z0-9_-]{16,32}$"
 
@@ -33,9 +33,15 @@ class Contact(InputModel):
         json_schema_extra={"examples": [{"name": "Dana Reyes", "phone": "(435) 555-0199"}]},
     )
 
-    name: str = Field(min_length=1, max_length=100, pattern=LINE_PATTERN, description="Who the pro asks for.")
+    name: str = Field(
+        min_length=1, max_length=100, pattern=LINE_PATTERN, description="Who the pro asks for.", examples=["Dana Reyes"]
+    )
     phone: str | None = Field(
-        default=None, max_length=32, pattern=PHONE_PATTERN, description="A number the pro can call or text."
+        default=None,
+        max_length=32,
+        pattern=PHONE_PATTERN,
+        description="A number the pro can call or text.",
+        examples=["(435) 555-0199"],
     )
     email: str | None = Field(
         default=None,
@@ -66,6 +72,7 @@ class RequestConsent(InputModel):
             "Must be true: the homeowner agrees that the pro (and, should that pro not answer, the next local "
             "pro) receives their name, phone or e-mail and what they wrote, to contact them about this job."
         ),
+        examples=[True],
     )
 
 
@@ -103,8 +110,11 @@ class RequestServiceInput(InputModel):
         json_schema_extra={"pattern": DOOR_SIZE_PATTERN},
         description="Door size `<width>x<height>` in feet, e.g. `16x7`.",
     )
-    contact: Contact = Field(description="`name`, and a `phone` or an `email` (or both).")
-    consent: RequestConsent = Field(description="`contactShare` must be true.")
+    contact: Contact = Field(
+        description="`name`, and a `phone` or an `email` (or both).",
+        examples=[{"name": "Dana Reyes", "phone": "(435) 555-0199"}],
+    )
+    consent: RequestConsent = Field(description="`contactShare` must be true.", examples=[{"contactShare": True}])
     windows: list[Window] = Field(
         default_factory=list,
         max_length=MAX_WINDOWS,
