@@ -30,7 +30,10 @@ class PartOfDay(StrEnum):
 
 class Contact(InputModel):
     model_config = ConfigDict(
-        json_schema_extra={"examples": [{"name": "Dana Reyes", "phone": "(435) 555-0199"}]},
+        json_schema_extra={
+            "examples": [{"name": "Dana Reyes", "phone": "(435) 555-0199"}],
+            "anyOf": [{"required": ["phone"]}, {"required": ["email"]}],  # at least one way to reach them
+        },
     )
 
     name: str = Field(
@@ -67,6 +70,8 @@ class Contact(InputModel):
 
 
 class RequestConsent(InputModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"contactShare": True}]})
+
     contact_share: bool = Field(
         description=(
             "Must be true: the homeowner agrees that the pro (and, should that pro not answer, the next local "
@@ -82,6 +87,9 @@ class Window(InputModel):
 
 
 class RequestServiceInput(InputModel):
+    # What is wrong, one way or both: the schema says it as the validator below checks it.
+    model_config = ConfigDict(json_schema_extra={"anyOf": [{"required": ["issueKey"]}, {"required": ["description"]}]})
+
     partner_id: str = Field(
         min_length=1,
         max_length=64,
