@@ -235,13 +235,13 @@ async def test_a_flood_of_hot_leads_does_not_bury_a_partner_in_mail(harness: Har
 
 
 @pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-async def test_migration_0011_turns_searches_into_referrals_and_keeps_consented_leads(
+async def test_migration_0012_turns_searches_into_referrals_and_keeps_consented_leads(
     kind: str, tmp_path: Path
 ) -> None:
     async with throwaway_url(kind, tmp_path) as url:
         database = Database(url)
         try:
-            await migrate_to(database, "0010")
+            await migrate_to(database, "0011")
             insert = text(
                 "INSERT INTO lead_events (created_at, partner_id, covered, zip, issue, lead_heat, surface, source,"
                 " contact_email) VALUES (:at, 'red-rock-garage-doors', true, '84770', 'broken_spring', 'hot', 'web',"
@@ -256,7 +256,7 @@ async def test_migration_0011_turns_searches_into_referrals_and_keeps_consented_
                     ("inspection", "j@x.io"),
                 ]:
                     await session.execute(insert, {"at": at, "source": source, "email": email})
-            await migrate_to(database, "0011")
+            await migrate_to(database, "0012")
             async with database.session() as session:
                 kept = (await session.execute(text("SELECT source, contact_email FROM lead_events"))).all()
                 moved = (await session.execute(text("SELECT source, day, caller FROM referrals ORDER BY source"))).all()
@@ -266,7 +266,7 @@ async def test_migration_0011_turns_searches_into_referrals_and_keeps_consented_
                 ("inspection", "2026-11-20", "legacy"),
                 ("routing", "2026-11-20", "legacy"),
             ]
-            await migrate_to(database, "0010")
+            await migrate_to(database, "0011")
             async with database.session() as session:
                 assert await session.scalar(text("SELECT count(*) FROM lead_events")) == 3
                 waiting = "SELECT count(*) FROM lead_events WHERE notified_at IS NULL AND contact_email IS NULL"

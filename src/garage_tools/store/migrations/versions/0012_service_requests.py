@@ -8,8 +8,8 @@ people's: counting them once is the honest floor). Those rows leave `lead_events
 leads: inspection leads whose homeowner agreed that the pro may contact them. The downgrade puts referrals
 back as routing leads, marked told, so no digest mails them again.
 
-Revision ID: 0011
-Revises: 0010
+Revision ID: 0012
+Revises: 0011
 Create Date: 2026-11-27
 """
 
@@ -22,8 +22,8 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0011"
-down_revision = "0010"
+revision = "0012"
+down_revision = "0011"
 branch_labels = None
 depends_on = None
 
