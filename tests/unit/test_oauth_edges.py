@@ -108,7 +108,7 @@ async def test_a_registered_name_is_kept_cleaned(database: Database) -> None:
 
 
 @pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-async def test_migration_0011_adds_the_sealed_successor_and_goes_back(kind: str, tmp_path: Path) -> None:
+async def test_migration_0013_adds_the_sealed_successor_and_goes_back(kind: str, tmp_path: Path) -> None:
     async with throwaway_url(kind, tmp_path) as url:
         database = Database(url)
         try:
@@ -119,7 +119,7 @@ async def test_migration_0011_adds_the_sealed_successor_and_goes_back(kind: str,
 
             async with database.engine.begin() as connection:
                 assert "successor" in await connection.run_sync(columns)
-            await migrate_to(database, "0010")
+            await migrate_to(database, "0012")
             async with database.engine.begin() as connection:
                 assert "successor" not in await connection.run_sync(columns)
         finally:

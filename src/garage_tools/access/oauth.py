@@ -50,8 +50,9 @@ from garage_tools.access.oauth_requests import (
     redirect_uri_problem,
     registration_problem,
 )
-from garage_tools.access.tokens import new_secret, seal, secret_hash, unseal
+from garage_tools.access.tokens import new_secret, secret_hash
 from garage_tools.inputs import shown
+from garage_tools.sealing import seal, unseal
 from garage_tools.store.oauth import ACCESS, CODE, REFRESH, GrantRecord, NewToken, OAuthRepository, TokenRecord
 from garage_tools.store.portal import Clock, utc_now
 
@@ -311,7 +312,7 @@ class OAuthService:
     async def _rotate(self, spent: str, grant_id: str, what: str) -> OAuthToken:
         """Spend a code or refresh token and issue a fresh access and refresh token in its place.
 
-        A refresh token keeps the new pair sealed under itself (`tokens.seal`: the store holds its hash
+        A refresh token keeps the new pair sealed under itself (`sealing.seal`: the store holds its hash
         only, so nobody who reads the store can open it), for a retry within `REFRESH_GRACE`."""
         access, refresh = ACCESS_PREFIX + new_secret(), REFRESH_PREFIX + new_secret()
         issued = [
