@@ -54,7 +54,11 @@ class AuthPolicy(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Annotations:
-    """MCP tool annotations: hints for clients about a tool's side effects."""
+    """MCP tool annotations: hints for clients about a tool's side effects.
+
+    Every tool publishes all four; docs/guide.md says why each tool's are what they are (a test holds
+    the table to the registry).
+    """
 
     read_only: bool = True
     destructive: bool = False
@@ -105,6 +109,7 @@ class Tool(Generic[InT, OutT]):
     handler: Handler[InT, OutT]
     auth: AuthPolicy = AuthPolicy.OPTIONAL
     annotations: Annotations = field(default_factory=Annotations)
+    icon: str = "tool"  # a file under web/static/icons/ (without `.svg`): the service serves its own icons
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     usage_cap: UsageCap | None = None
 

@@ -261,6 +261,7 @@ async def route_by_zip(args: RouteByZipInput, ctx: ToolContext) -> RouteOutput:
 
 TOOL = Tool(
     name="routeByZip",
+    icon="pro",
     title="Find a local garage door pro",
     summary="A ZIP code or city to the best-suited vetted local partner, with phone and booking link.",
     description=(
