@@ -28,6 +28,7 @@ from starlette.types import ASGIApp, Message, Send
 
 from garage_tools import __version__
 from garage_tools.access.body import replay
+from garage_tools.access.caller import Tier
 from garage_tools.registry import Registry
 from garage_tools.services import Services
 from garage_tools.surfaces.gate import Admitted, unsupported_protocol_version
@@ -35,6 +36,7 @@ from garage_tools.surfaces.jsonrpc import INVALID_REQUEST
 from garage_tools.surfaces.mcp_encoding import call_result, jsonrpc_error, refusal
 from garage_tools.surfaces.mcp_fast import LISTING_TTL_MS, FastPath, plain_message
 from garage_tools.surfaces.mcp_listing import ToolListing
+from garage_tools.surfaces.mcp_prompts import Prompts
 from garage_tools.surfaces.mcp_resources import lab_resources, read_lab
 from garage_tools.surfaces.responses import send_json
 
@@ -77,6 +79,26 @@ def build_server(registry: Registry, services: Services) -> Server[Any]:
     ) -> types.ReadResourceResult:
         return read_lab(labs, params.uri)
 
+    prompts = Prompts(services.knowledge)
+
+    async def list_prompts(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=prompts.listing)
+
+    async def get_prompt(ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        admitted = _admitted(ctx)
+        pro = admitted.caller.tier is Tier.PRO
+        return prompts.get(params.name, params.arguments, pro=pro, base_url=admitted.base_url)
+
+    async def complete(ctx: ServerRequestContext[Any], params: types.CompleteRequestParams) -> types.CompleteResult:
+        return prompts.complete(params)
+
+    async def list_templates(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=prompts.templates)
+
     server: Server[Any] = Server(
         SERVER_NAME,
         version=__version__,
@@ -84,13 +106,17 @@ def build_server(registry: Registry, services: Services) -> Server[Any]:
         instructions=INSTRUCTIONS,
         cache_hints={
             method: CacheHint(ttl_ms=LISTING_TTL_MS, scope="public")
-            for method in ("tools/list", "resources/list", "resources/read")
+            for method in ("tools/list", "resources/list", "resources/read", "prompts/list", "resources/templates/list")
         },
         get_tool_input_schema=listing.input_schemas.get,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_resources=list_resources,
         on_read_resource=read_resource,
+        on_list_resource_templates=list_templates,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+        on_completion=complete,
     )
     # The default middleware opens an OpenTelemetry span per message; we export no traces.
     server.middleware = []
