@@ -41,6 +41,7 @@ from garage_tools.surfaces.mcp_resources import lab_resources, read_lab
 from garage_tools.surfaces.responses import send_json
 
 SERVER_NAME = "garage-door-tools"
+SERVER_TITLE = "Garage Door Tools"
 INSTRUCTIONS = (
     "Tools about residential garage doors for homeowners and the people helping them: diagnose a symptom "
     "(in words or from a photo), estimate a repair cost, find a local pro and their offers, browse door styles, "
@@ -102,7 +103,7 @@ def build_server(registry: Registry, services: Services) -> Server[Any]:
     server: Server[Any] = Server(
         SERVER_NAME,
         version=__version__,
-        title="Garage Door Tools",
+        title=SERVER_TITLE,
         instructions=INSTRUCTIONS,
         cache_hints={
             method: CacheHint(ttl_ms=LISTING_TTL_MS, scope="public")
