@@ -34,10 +34,10 @@ from garage_tools.settings import Settings
 from garage_tools.surfaces.challenge import ChallengeAdvice
 from garage_tools.surfaces.cors import OpenCors
 from garage_tools.surfaces.discovery import Discovery
-from garage_tools.surfaces.mcp_discovery import discovery_routes
 from garage_tools.surfaces.front import Service, unexpected_error
 from garage_tools.surfaces.gate import McpGate, RestGate
 from garage_tools.surfaces.mcp import McpServers
+from garage_tools.surfaces.mcp_discovery import discovery_routes
 from garage_tools.surfaces.oauth import oauth_routes
 from garage_tools.surfaces.responses import error_response, send_error
 from garage_tools.surfaces.rest import RestSurface

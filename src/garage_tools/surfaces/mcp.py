@@ -33,6 +33,7 @@ from garage_tools.registry import Registry
 from garage_tools.services import Services
 from garage_tools.surfaces.gate import Admitted, unsupported_protocol_version
 from garage_tools.surfaces.jsonrpc import INVALID_REQUEST
+from garage_tools.surfaces.mcp_elicit import ask_or_answer, can_elicit, missing_questions
 from garage_tools.surfaces.mcp_encoding import call_result, jsonrpc_error, refusal
 from garage_tools.surfaces.mcp_fast import LISTING_TTL_MS, FastPath, plain_message
 from garage_tools.surfaces.mcp_listing import ToolListing
@@ -61,10 +62,19 @@ def build_server(registry: Registry, services: Services) -> Server[Any]:
     ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listing(_admitted(ctx).base_url))
 
-    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
-        if params.name not in registry:
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        tool = registry.find(params.name)
+        if tool is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
-        result = await call_result(_admitted(ctx), params.name, params.arguments or {}, registry, services)
+        arguments: dict[str, Any] = dict(params.arguments or {})
+        if missing_questions(tool, arguments) and can_elicit(ctx.protocol_version, ctx.session.client_capabilities):
+            asked = ask_or_answer(tool, params)
+            if isinstance(asked, types.InputRequiredResult):
+                return asked
+            arguments = asked
+        result = await call_result(_admitted(ctx), params.name, arguments, registry, services)
         return types.CallToolResult.model_validate(result)
 
     labs = services.knowledge.labs
