@@ -113,6 +113,7 @@ class Tool(Generic[InT, OutT]):
     #: Required arguments a client may ask the person for (argument → the question), rather than fail:
     #: MCP elicitation where the client supports it, and the question in the error where it does not.
     questions: Mapping[str, str] = field(default_factory=dict)
+    view: str | None = None  # an MCP Apps view that draws the answer (surfaces/mcp_apps.py VIEWS)
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     usage_cap: UsageCap | None = None
 

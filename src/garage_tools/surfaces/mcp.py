@@ -33,6 +33,7 @@ from garage_tools.registry import Registry
 from garage_tools.services import Services
 from garage_tools.surfaces.gate import Admitted, unsupported_protocol_version
 from garage_tools.surfaces.jsonrpc import INVALID_REQUEST
+from garage_tools.surfaces.mcp_apps import EXTENSION_ID, SETTINGS, Views
 from garage_tools.surfaces.mcp_elicit import ask_or_answer, can_elicit, missing_questions
 from garage_tools.surfaces.mcp_encoding import call_result, jsonrpc_error, refusal
 from garage_tools.surfaces.mcp_fast import LISTING_TTL_MS, FastPath, plain_message
@@ -78,7 +79,8 @@ def build_server(registry: Registry, services: Services) -> Server[Any]:
         return types.CallToolResult.model_validate(result)
 
     labs = services.knowledge.labs
-    resources = lab_resources(labs)
+    views = Views(registry)
+    resources = [*views.resources, *lab_resources(labs)]
 
     async def list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -88,7 +90,7 @@ def build_server(registry: Registry, services: Services) -> Server[Any]:
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        return read_lab(labs, params.uri)
+        return views.read(params.uri) or read_lab(labs, params.uri)
 
     prompts = Prompts(services.knowledge)
 
@@ -129,6 +131,7 @@ def build_server(registry: Registry, services: Services) -> Server[Any]:
         on_get_prompt=get_prompt,
         on_completion=complete,
     )
+    server.extensions[EXTENSION_ID] = SETTINGS
     # The default middleware opens an OpenTelemetry span per message; we export no traces.
     server.middleware = []
     return server

@@ -1,9 +1,10 @@
 """The MCP `tools/list` answer, generated from the registry for both MCP paths (SDK and fast path).
 
-Each tool carries its title, all four annotation hints and an icon the service serves itself
-(`/static/icons/<icon>.svg`). Icon addresses are absolute (clients fetch them outside the MCP
-connection), so a listing depends on the base URL the request came in on; the few base URLs a
-deployment answers on each get their listing built once.
+Each tool carries its title, all four annotation hints, an icon the service serves itself
+(`/static/icons/<icon>.svg`) and, when it has one, its MCP Apps view (`_meta.ui.resourceUri`).
+Icon addresses are absolute (clients fetch them outside the MCP connection), so a listing depends on
+the base URL the request came in on; the few base URLs a deployment answers on each get their
+listing built once.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 import mcp_types as types
 
 from garage_tools.registry import AuthPolicy, Registry, Tool
+from garage_tools.surfaces.mcp_apps import tool_meta
 
 ICON_PATH = "/static/icons"
 #: How many base URLs keep a built listing; a deployment answers on one or two.
@@ -36,6 +38,7 @@ def mcp_tool(tool: Tool[Any, Any], base: str = "") -> types.Tool:
         input_schema=tool.input_model.model_json_schema(by_alias=True),
         output_schema=tool.output_model.model_json_schema(by_alias=True, mode="serialization"),
         icons=[types.Icon(src=icon_url(base, tool.icon), mime_type="image/svg+xml", sizes=["any"])],
+        meta=tool_meta(tool),
         annotations=types.ToolAnnotations(
             title=tool.title,
             read_only_hint=hints.read_only,

@@ -237,6 +237,7 @@ _SLUGS_SENTENCE = f"The eleven slugs: {', '.join(LAB_SLUGS)}."
 
 GET_LAB = Tool(
     name="getLab",
+    view="lab",
     icon="lab",
     title="An interactive lab, as a preview card",
     summary="One interactive garage-door lab: title, description, live URL and a 16:9 preview image.",

@@ -169,6 +169,7 @@ async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> Su
 
 TOOL = Tool(
     name="submitInspection",
+    view="inspection",
     icon="inspection",
     title="Submit a 24-point garage door inspection",
     summary="Score a homeowner's 24-point inspection, store a shareable report and optionally e-mail it.",
