@@ -117,6 +117,10 @@ class Gazetteer:
     def __len__(self) -> int:
         return len(self._codes)
 
+    def zip_codes(self) -> Sequence[str]:
+        """Every five-digit ZIP code of the data set, ascending."""
+        return self._codes
+
     def zip_place(self, code: str, matched_by: MatchedBy = MatchedBy.ZIP) -> Place | None:
         """The place of a five-digit ZIP code, or None when the data set does not have it."""
         row = self._row_of.get(code)
@@ -157,6 +161,13 @@ class Gazetteer:
             for state, state_rows in sorted(self._by_state(named).items()):
                 found.append(f"{self._cities[self._city_of[state_rows[0]]]}, {state}")
         return found[:limit], len(found)
+
+    def prefix_state(self, prefix: str) -> str | None:
+        """The state of a three-digit ZIP prefix (a prefix lies in one state), for a ZIP the data set lacks."""
+        row = bisect_left(self._codes, prefix)
+        if _PREFIX.fullmatch(prefix) is None or row == len(self._codes) or not self._codes[row].startswith(prefix):
+            return None
+        return self._states[self._state_of[row]]
 
     def candidates(self, text: str) -> list[Place]:
         """The places `text` names: a ZIP, ZIP+4, address line with a ZIP, or "City[, ST]"; 400 when unknown.
