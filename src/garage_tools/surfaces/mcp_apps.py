@@ -26,8 +26,6 @@ STATIC = Path(__file__).resolve().parents[1] / "web" / "static"
 SCHEME = "ui://garage-door-tools/"
 #: The extension's settings advertised in the server's capabilities.
 SETTINGS = {"mimeTypes": [APP_MIME_TYPE]}
-#: The tool a pro card's "ask this pro to come out" button calls through the host, when the service has it.
-REQUEST_TOOL = "requestService"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +72,7 @@ class Views:
         unknown = {tool.view for tool in registry if tool.view is not None} - set(VIEWS)
         if unknown:
             raise ValueError(f"tools name views that do not exist: {sorted(unknown)}")
-        request_tool = REQUEST_TOOL if REQUEST_TOOL in registry else None
-        self.pages = {name: _page(name, request_tool) for name in VIEWS}
+        self.pages = {name: _page(name) for name in VIEWS}
         self.meta = {"ui": {"csp": {}, "prefersBorder": True}}
         self.resources = [
             types.Resource(
@@ -100,7 +97,7 @@ class Views:
         return types.ReadResourceResult(contents=[content])
 
 
-def _page(name: str, request_tool: str | None) -> str:
+def _page(name: str) -> str:
     """One view's page: everything inline, so the host's default CSP (no outside origin) is all it needs."""
 
     def read(path: str) -> str:
@@ -109,13 +106,12 @@ def _page(name: str, request_tool: str | None) -> str:
     def data(text: str) -> str:
         return text.replace("</", "<\\/")  # JSON inside <script> must not close it
 
-    request = f' data-request-tool="{html.escape(request_tool)}"' if request_tool else ""
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(VIEWS[name].title)}</title>"
         f"<style>{read('components/results.css')}\n{read('apps/view.css')}</style></head>"
-        f'<body data-view="{name}" data-version="{__version__}"{request}>'
+        f'<body data-view="{name}" data-version="{__version__}">'
         '<main id="view" aria-live="polite"></main>'
         f'<script type="application/json" id="card-words">{data(read("components/results-words.json"))}</script>'
         f'<script type="application/json" id="view-words">{data(read("apps/words.json"))}</script>'

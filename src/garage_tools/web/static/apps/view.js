@@ -20,7 +20,6 @@
   var fill = window.GarageResults.fill;
   var pending = {};
   var nextId = 1;
-  var toolInput = {};
 
   function post(message) {
     window.parent.postMessage(Object.assign({ jsonrpc: "2.0" }, message), "*");
@@ -120,39 +119,9 @@
     return card;
   }
 
-  /** routeByZip's card, and (when the service offers it) a button asking the pro to come out, through the host. */
-  function proCard(route) {
-    var card = cards.partnerCard(route, {});
-    var tool = body.getAttribute("data-request-tool");
-    if (!tool || !route.covered || !route.partnerId) return card;
-    var button = el("button", "gdr-button gdr-ask", words.askPro);
-    button.type = "button";
-    var status = el("p", "gdr-hint");
-    status.setAttribute("role", "status");
-    button.addEventListener("click", function () {
-      button.disabled = true;
-      var args = { partnerId: route.partnerId, zipOrLocation: toolInput.zipOrLocation };
-      if (toolInput.issue) args.issue = toolInput.issue;
-      request("tools/call", { name: tool, arguments: args }).then(function (result) {
-        status.textContent = result && !result.isError ? words.askSent : words.askFailed;
-        if (result && result.isError) button.disabled = false;
-        reportSize();
-      }, function () {
-        status.textContent = words.askFailed;
-        button.disabled = false;
-        reportSize();
-      });
-    });
-    var actions = el("p", "gdr-actions");
-    actions.appendChild(button);
-    card.appendChild(actions);
-    card.appendChild(status);
-    return card;
-  }
-
   var VIEWS = {
     diagnosis: function (answer) { return cards.diagnosisCard(answer, {}); },
-    pro: proCard,
+    pro: function (route) { return cards.partnerCard(route, {}); },
     cost: costCard,
     inspection: inspectionCard,
     lab: labCard
@@ -198,8 +167,7 @@
       }
       return;
     }
-    if (message.method === "ui/notifications/tool-input") toolInput = (message.params && message.params.arguments) || {};
-    else if (message.method === "ui/notifications/tool-result") render(message.params);
+    if (message.method === "ui/notifications/tool-result") render(message.params);
     else if (message.method === "ui/resource-teardown") post({ id: message.id, result: {} });
     else if (message.method === "ping") post({ id: message.id, result: {} });
     else if (message.id !== undefined) post({ id: message.id, error: { code: -32601, message: "Method not found" } });
