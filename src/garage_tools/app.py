@@ -28,6 +28,7 @@ from garage_tools.lifetime import keep_for_life
 from garage_tools.mail import mail_worker_running
 from garage_tools.observability.metrics import RequestMetrics, worker_metrics
 from garage_tools.observability.middleware import ObservedToolCalls, RequestIds
+from garage_tools.partners.requests import sweeping
 from garage_tools.registry import Registry
 from garage_tools.services import Services, build_services
 from garage_tools.settings import Settings
@@ -56,6 +57,7 @@ from garage_tools.web.partners import partner_routes
 from garage_tools.web.photos import photo_routes
 from garage_tools.web.portal import connect, portal_routes
 from garage_tools.web.privacy import privacy_routes
+from garage_tools.web.service_requests import request_routes
 from garage_tools.web.styles import style_routes
 from garage_tools.web.tool_page import ToolPages
 from garage_tools.web.widget import widget_routes
@@ -145,6 +147,9 @@ def create_app(
                 for manager in mcp.session_managers():
                     await stack.enter_async_context(manager.run())
                 await stack.enter_async_context(mail_worker_running(services.settings, services.database))
+                await stack.enter_async_context(
+                    sweeping(services.tool_data.partners.requests, services.settings.request_sweep_seconds)
+                )
                 directory = services.tool_data.partners.directory
                 await directory.places()  # the US places: a few ms
                 keep_for_life(collect_first=True)  # the knowledge, indexes, schemas and places loaded so far
@@ -196,6 +201,7 @@ def create_app(
         *portal_routes(services, access, registry),
         *oauth_routes(services.oauth, access, connect.problem_page),
         *inspection_routes(services, access),
+        *request_routes(services, access, registry),
         *partner_routes(services, access),
         *lab_routes(services, access),
         *photo_routes(services.photos),
