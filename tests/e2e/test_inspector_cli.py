@@ -5,6 +5,7 @@ The pro tools go to /mcp-pro with a key; no outside request is made."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import subprocess
 from pathlib import Path
@@ -56,6 +57,17 @@ CALLS: dict[str, dict[str, Any]] = {
     "visualDiagnose": {"image": IMAGE, "description": "there is a gap in the spring"},
     "identifyOpener": {"image": IMAGE},
     "ask": {"question": "How much is a new spring?", "context": "The door banged.", "zip": "84770", "doorSize": "16x7"},
+    "requestService": {  # `reportId` aside: it needs a stored inspection report
+        "partnerId": "dixie-door-and-spring",
+        "zip": "84770",
+        "issueKey": "broken_spring",
+        "description": "Loud bang, the door won't open.",
+        "doorSize": "16x7",
+        "contact": {"name": "Sam", "phone": "(435) 555-0199", "email": "homeowner@example.com"},
+        "consent": {"contactShare": True},
+        "windows": [{"date": (dt.date.today() + dt.timedelta(days=2)).isoformat(), "partOfDay": "morning"}],
+        "notes": "Side gate is open.",
+    },
 }
 
 
