@@ -154,7 +154,7 @@ def test_the_result_and_the_report_price_each_item_to_fix_share_and_print(page: 
     assert tools.get_by_role("button", name="Print this report").is_visible()
     assert tools.bounding_box()["y"] < page.locator("h1").bounding_box()["y"]  # at the top
     tools.get_by_role("button", name="Copy link").click()
-    assert "Link copied" in page.locator("#share-status").inner_text()
+    page.locator("#share-status", has_text="Link copied").wait_for()  # the clipboard answers asynchronously
     assert page.evaluate("navigator.clipboard.readText()") == page.url
     page.screenshot(path=str(SHOTS / "report-phone.png"), full_page=True)
 
