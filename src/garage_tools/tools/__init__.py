@@ -12,6 +12,7 @@ from garage_tools.tools import (
     cost,
     diagnose,
     inspection,
+    journey,
     labs,
     opener,
     photos,
@@ -34,6 +35,7 @@ TOOLS = (
     retrieval.TOOL,
     vision.TOOL,
     opener.TOOL,
+    journey.TOOL,
 )
 
 
