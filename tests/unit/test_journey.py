@@ -94,8 +94,8 @@ async def test_an_unknown_place_keeps_the_diagnosis_and_says_why(journey: Journe
     assert "route" not in answer and "promotions" not in answer
 
 
-async def test_nothing_to_answer_is_a_clear_400(journey: Journey) -> None:
-    with pytest.raises(InvalidArguments, match="description"):
-        await journey.ask()
-    with pytest.raises(InvalidArguments):
+async def test_nothing_asked_is_an_empty_answer_and_an_empty_place_a_clear_400(journey: Journey) -> None:
+    assert await journey.ask() == {"costs": []}
+    assert await journey.ask(description=None, place=None) == {"costs": []}
+    with pytest.raises(InvalidArguments, match="place"):
         await journey.ask(place="")

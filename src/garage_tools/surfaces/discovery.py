@@ -22,6 +22,7 @@ from garage_tools.services import Services
 from garage_tools.store.database import RETRY_AFTER
 from garage_tools.surfaces.openapi import openapi_document
 from garage_tools.surfaces.responses import error_response, json_response
+from garage_tools.surfaces.tool_docs import every_tool
 
 API_REFERENCE = "/developers/api"
 
@@ -55,8 +56,8 @@ def llms_txt(registry: Registry, base: str) -> str:
     lines = [
         "# Garage Door Tools",
         "",
-        "> Tools about residential garage doors for homeowners and the agents helping them: diagnose a symptom,",
-        "> estimate a repair cost, browse door styles. REST and MCP, same tools, same answers.",
+        "> Tools about residential garage doors for homeowners and the agents helping them. REST and MCP, same",
+        "> tools, same answers: " + every_tool(registry),
         "",
         f"- REST: POST {base}/api/v1/<tool> with a JSON object body; the response is the tool's value.",
         '- Errors: {"error": {"code", "message", "status"}} on every surface.',

@@ -9,14 +9,13 @@ one set of result cards; the ask endpoint and MCP Apps views of later issues reu
 Each step is the domain function of its own tool (diagnose, routeByZip, getActivePromotions,
 costEstimate, getInspectionReferencePhotos), so the journey adds an order, not a rule: routeByZip still
 records its lead. A place that cannot be read is part of the answer (`placeError`), not a failure of
-the call, so the diagnosis still arrives beside it.
+the call, so the diagnosis still arrives beside it. Both inputs are optional in the schema as in validation
+(a schema-level "one of them" is beyond many agents' clients): with neither, the answer is empty.
 """
 
 from __future__ import annotations
 
-from typing import Self
-
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from garage_tools.errors import ServiceError
 from garage_tools.models import InputModel, OutputModel
@@ -60,12 +59,6 @@ class HomeownerAnswerInput(InputModel):
         description="A partner to prefer where it serves the place (the contractor whose site embeds the widget).",
         examples=["acme-garage-doors"],
     )
-
-    @model_validator(mode="after")
-    def _something_to_answer(self) -> Self:
-        if self.description is None and self.place is None:
-            raise ValueError("give `description`, `place` or both")
-        return self
 
 
 class PlaceError(OutputModel):
@@ -152,13 +145,13 @@ TOOL = Tool(
     title="Help a homeowner with a garage door",
     summary="A door's symptom and place to the likely cause, a local pro with offers, and local prices, in one call.",
     description=(
-        "The homeowner's journey in one call. Give `description` (what the door does, in their words), `place` "
-        "(ZIP code or city) or both, and optionally `doorSize`. Returns `diagnosis` (as diagnose), with "
-        "`referencePhotos` of the part behind it; with a place, `route` (as routeByZip, sent as a hot lead when "
-        "the diagnosis set `safetyFlag`, else warm), the pro's current `promotions` and `costs`: each likely "
-        "cause priced for the routed place (as costEstimate). A place that cannot be read comes back as "
-        "`placeError` beside the diagnosis. When `diagnosis.safetyFlag` is true, tell the user to stop using "
-        "the door and call the pro."
+        "The homeowner's journey in one call. Give `description` (what the door does, in their words), "
+        "`place` (ZIP code or city) or both (with neither the answer is empty), and optionally `doorSize`. "
+        "Returns `diagnosis` (as diagnose), with `referencePhotos` of the part behind it; with a place, "
+        "`route` (as routeByZip, sent as a hot lead when the diagnosis set `safetyFlag`, else warm), the "
+        "pro's current `promotions` and `costs`: each likely cause priced for the routed place (as "
+        "costEstimate). A place that cannot be read comes back as `placeError` beside the diagnosis. When "
+        "`diagnosis.safetyFlag` is true, tell the user to stop using the door and call the pro."
     ),
     input_model=HomeownerAnswerInput,
     output_model=HomeownerAnswerOutput,
