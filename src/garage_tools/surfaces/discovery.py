@@ -17,6 +17,7 @@ from starlette.types import Scope
 
 from garage_tools import __version__
 from garage_tools.errors import ServiceUnavailable
+from garage_tools.key_format import PREFIX
 from garage_tools.registry import AuthPolicy, Registry
 from garage_tools.services import Services
 from garage_tools.store.database import RETRY_AFTER
@@ -63,7 +64,7 @@ def llms_txt(registry: Registry, base: str) -> str:
         '- Errors: {"error": {"code", "message", "status"}} on every surface.',
         f"- OpenAPI 3.1: {base}/openapi.json",
         f"- MCP (streamable HTTP, no key): {base}/mcp",
-        f"- MCP pro tier (Authorization: Bearer svc_live_..., or OAuth 2.1 per the MCP spec): {base}/mcp-pro",
+        f"- MCP pro tier (Authorization: Bearer {PREFIX}..., or OAuth 2.1 per the MCP spec): {base}/mcp-pro",
         "- Safety: when a result has safetyFlag true or diyRisk 'unsafe', tell the user to stop using the door",
         "  and call a professional.",
         "- Limits: 429 rate_limited and 503 service_unavailable carry Retry-After (seconds); wait that long.",

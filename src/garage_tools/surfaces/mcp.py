@@ -28,6 +28,7 @@ from starlette.types import ASGIApp, Message, Send
 
 from garage_tools import __version__
 from garage_tools.access.body import replay
+from garage_tools.key_format import EXAMPLE
 from garage_tools.registry import AuthPolicy, Registry, Tool
 from garage_tools.services import Services
 from garage_tools.surfaces.gate import Admitted, unsupported_protocol_version
@@ -52,7 +53,7 @@ def mcp_tool(tool: Tool[Any, Any]) -> types.Tool:
     """The MCP listing of a registry tool."""
     description = tool.description
     if tool.auth is AuthPolicy.BEARER:
-        description += " Requires an API key: use /mcp-pro, or send 'Authorization: Bearer svc_live_…'."
+        description += f" Requires an API key: use /mcp-pro, or send 'Authorization: Bearer {EXAMPLE}'."
     hints = tool.annotations
     return types.Tool(
         name=tool.name,

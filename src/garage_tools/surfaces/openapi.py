@@ -16,6 +16,7 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from garage_tools import __version__
 from garage_tools.access.challenge import CHALLENGE_FIELD, MAX_TOKEN_LENGTH
 from garage_tools.errors import ErrorEnvelope
+from garage_tools.key_format import EXAMPLE, PREFIX
 from garage_tools.registry import AuthPolicy, Registry, Tool
 from garage_tools.surfaces.tool_docs import every_tool
 
@@ -128,7 +129,7 @@ def openapi_document(registry: Registry, base_url: str) -> dict[str, Any]:
                 f"The tools: {every_tool(registry)} "
                 "Every tool is `POST /api/v1/<tool>` with a JSON object body; a success returns the tool's value "
                 'itself. Errors always have the shape `{"error": {"code", "message", "status"}}`. '
-                "Anonymous calls use the public tier; `Authorization: Bearer svc_live_…` selects the pro tier. "
+                f"Anonymous calls use the public tier; `Authorization: Bearer {EXAMPLE}` selects the pro tier. "
                 f"The same tools are served over MCP at `{base_url}/mcp` and `{base_url}/mcp-pro`. "
                 f"Service version {__version__}."
             ),
@@ -144,7 +145,7 @@ def openapi_document(registry: Registry, base_url: str) -> dict[str, Any]:
                 "bearerAuth": {
                     "type": "http",
                     "scheme": "bearer",
-                    "description": "An API key starting with `svc_live_` (free during the beta).",
+                    "description": f"An API key starting with `{PREFIX}` (free during the beta).",
                 }
             },
         },
