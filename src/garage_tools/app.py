@@ -33,6 +33,7 @@ from garage_tools.services import Services, build_services
 from garage_tools.settings import Settings
 from garage_tools.surfaces.challenge import ChallengeAdvice
 from garage_tools.surfaces.chat import ASK_TOOL, ChatGate, ChatSurface, get_model, list_models, send_chat_error
+from garage_tools.surfaces.compression import Compression
 from garage_tools.surfaces.cors import OpenCors
 from garage_tools.surfaces.discovery import Discovery
 from garage_tools.surfaces.front import Service, unexpected_error
@@ -44,6 +45,7 @@ from garage_tools.surfaces.rest import RestSurface
 from garage_tools.surfaces.scrape import MetricsEndpoint
 from garage_tools.surfaces.urls import BaseUrl
 from garage_tools.tools import build_registry
+from garage_tools.web.about import Contact, about_routes
 from garage_tools.web.docs import docs_routes
 from garage_tools.web.home import home_routes
 from garage_tools.web.inspection import inspection_routes
@@ -182,6 +184,7 @@ def create_app(
         Route("/docs", discovery.docs, methods=["GET"]),
         Route("/challenge", ChallengeAdvice(access).advise, methods=["GET"]),
         *privacy_routes(services.settings),
+        *about_routes(services.settings),
         Route("/healthz", discovery.health, methods=["GET"]),
         Route("/readyz", discovery.ready, methods=["GET"]),
         Route("/metrics", metrics.scrape, methods=["GET"]),
@@ -209,6 +212,8 @@ def create_app(
         wrap=with_cors,
         mcp_host_allowed=access.origins.mcp_host_allowed,
     )
+    app.wrap_everything(Compression)
     app.state.services = services
+    app.state.contact = Contact.of(services.settings)  # every page's footer shows it (web/pages.py)
     app.state.registry = registry
     return app

@@ -61,7 +61,7 @@ def assert_in_base_layout(response: httpx.Response) -> None:
     assert response.headers["content-type"].startswith("text/html")
     body = response.text
     assert body.startswith("<!doctype html>")
-    assert '<header class="site">' in body and '<footer class="site">' in body
+    assert '<header class="site">' in body and '<footer class="site' in body
     assert 'href="/static/site.css"' in body
     assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
 

@@ -179,3 +179,48 @@ def test_the_console_by_keyboard_alone(browser: Any, server: LiveServer) -> None
     assert "Keyboard special" in page.locator("ul.offers").inner_text()
     assert "10% off" in page.locator("ul.offers").inner_text()
     context.close()
+
+
+def test_the_console_shows_its_id_focuses_problems_and_asks_before_ending_an_offer(
+    browser: Any, server: LiveServer
+) -> None:
+    context = browser.new_context(viewport=PHONE, extra_http_headers={"X-Forwarded-For": "198.51.100.203"})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(f"{server.url}/partners")
+    page.locator("#email").fill(DIXIE)
+    page.locator("#email").press("Enter")
+    page.get_by_role("heading", name="Check your inbox").wait_for()
+    link = re.search(r"http://\S+/partners/confirm/\S+", newest_mail(server, DIXIE, "partner_link"))
+    assert link
+    page.goto(link.group(0))
+    page.locator("form[method=post] button").click()
+    page.get_by_role("heading", name="Your leads").wait_for()
+    identity = page.locator(".partner-id")
+    partner_id = identity.locator("code").inner_text()
+    widget_page = identity.get_by_role("link").get_attribute("href")
+    assert partner_id and widget_page == f"/developers/widget?partner={partner_id}"
+
+    page.goto(f"{server.url}/partners/promotions")
+    page.locator("form[action='/partners/promotions'] button[type=submit]").click()  # nothing filled in
+    summary = page.locator(".error-summary")
+    summary.wait_for()
+    assert page.evaluate("document.activeElement.classList.contains('error-summary')")
+
+    page.locator("#title").fill("Ends soon")
+    page.locator("#description").fill("Five dollars off.")
+    page.locator("#discount_value").fill("5")
+    page.locator("#valid_until").fill((datetime.now(UTC).date() + timedelta(days=7)).isoformat())
+    page.locator("form[action='/partners/promotions'] button[type=submit]").click()
+    page.get_by_text("Your offer is saved.").wait_for()
+    offer = page.locator("li.offer", has_text="Ends soon")
+    offer.get_by_role("link", name=re.compile("^End now")).click()
+    page.get_by_role("heading", name="End “Ends soon” now?").wait_for()  # asked first: nothing ended yet
+    page.get_by_role("link", name="Keep it running").click()
+    assert "Running" in page.locator("li.offer", has_text="Ends soon").inner_text()
+    page.locator("li.offer", has_text="Ends soon").get_by_role("link", name=re.compile("^End now")).click()
+    page.get_by_role("button", name="End it now").click()
+    page.get_by_text("The offer has ended: homeowners no longer see it.").wait_for()
+    running = page.locator("li.offer", has_text="Ends soon")
+    assert running.count() == 0 or "Running" not in running.inner_text()
+    context.close()

@@ -127,7 +127,7 @@ def test_a_zip_code_gives_a_pro_to_call_and_prices_for_the_place(client: TestCli
     shown = text_of(answer.text)
     assert "Dixie Door & Spring" in shown and 'href="tel:+14355550102"' in answer.text
     assert "Book online" in shown and "$40 off a full tune-up" in shown
-    assert "typical nationwide (no local prices for Saint George, UT yet)" in shown
+    assert "$145\u2013$350 typical near Saint George, UT" in shown  # Utah's price level, not the national range
     assert WORDS["proUrgent"] in shown  # the lead is hot: the diagnosis said to stop using the door
 
 

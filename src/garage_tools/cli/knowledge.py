@@ -25,7 +25,8 @@ def knowledge_check() -> None:
         raise click.ClickException(str(exc)) from exc
     click.echo(
         f"ok: {len(loaded.tree.symptoms)} symptoms, {len(loaded.tree.issues)} issues, "
-        f"{len(loaded.costs.regions)} cost regions, {len(loaded.door_styles.styles)} door styles, "
+        f"{len(loaded.regional_prices.states)} state and {len(loaded.regional_prices.metros)} metro price factors, "
+        f"{len(loaded.door_styles.styles)} door styles, "
         f"{len(loaded.labs)} labs"
     )
 

@@ -26,6 +26,7 @@ from garage_tools.cli.partner_files import (
     write_promotions,
 )
 from garage_tools.cli.runner import load_settings, run_with_services
+from garage_tools.cli.webhooks import webhooks
 from garage_tools.knowledge.directory import PartnerRecord, PromotionRecord, ServiceType
 
 if TYPE_CHECKING:
@@ -154,6 +155,9 @@ def _area(record: PartnerRecord) -> str:
         centre = record.center_zip or f"{record.center_lat:.3f},{record.center_lon:.3f}"
         parts.append(f"{record.radius_miles:g} mi of {centre}")
     return "; ".join(parts)
+
+
+partners.add_command(webhooks)
 
 
 @partners.command("list")

@@ -5,7 +5,20 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Date, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Text
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 # Stable constraint names, so migrations behave the same on SQLite and PostgreSQL.
@@ -38,6 +51,9 @@ class ApiKey(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
 
 
+WEBHOOK_CHANNEL = "webhook"  # an outbox row that is a webhook delivery (`store/webhooks.py`); else e-mail
+
+
 class OutboxMessage(Base):
     """An e-mail waiting to be sent, being sent, sent, or given up on (see garage_tools.mail).
 
@@ -68,6 +84,15 @@ class OutboxMessage(Base):
     sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     claim_token: Mapped[str | None] = mapped_column(String(32), default=None)
+    # A webhook delivery rides the same queue (`channel` "webhook"): `endpoint_id` says where, `subject` holds
+    # the event type, `text_body` the signed JSON, `message_id` the `webhook-id`; `to_address` stays empty.
+    channel: Mapped[str] = mapped_column(String(16), default="mail", server_default="mail")
+    endpoint_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("webhook_endpoints.id", ondelete="CASCADE"), index=True, default=None
+    )
+    last_status: Mapped[int | None] = mapped_column(Integer, default=None)  # the endpoint's last HTTP status
+    last_response: Mapped[str | None] = mapped_column(String(500), default=None)  # its start, bounded
+    last_attempt_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
 
 
 class Developer(Base):
@@ -312,3 +337,23 @@ class OAuthToken(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+
+
+class WebhookEndpoint(Base):
+    """Where a partner wants its events delivered, signed per the Standard Webhooks specification.
+
+    `secret_sealed` is the signing secret sealed under the deployment's secrets key (`garage_tools.sealing`):
+    shown once when the endpoint is added, never again. `failures` counts failed deliveries in a row; at the
+    setting's limit the endpoint is turned off (`disabled_at`) and its partner e-mailed.
+    """
+
+    __tablename__ = "webhook_endpoints"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    partner_id: Mapped[str] = mapped_column(String(64), ForeignKey("partners.id", ondelete="CASCADE"), index=True)
+    url: Mapped[str] = mapped_column(String(2000))
+    secret_sealed: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    last_success_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    disabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)

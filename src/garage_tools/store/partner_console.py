@@ -319,9 +319,16 @@ class PartnerConsoleRepository:
     async def _audit(
         session: AsyncSession, now: datetime, partner_id: str, actor: str, action: str, detail: dict[str, Any]
     ) -> None:
-        session.add(
-            PartnerAuditEntry(created_at=now, partner_id=partner_id, actor=actor[:320], action=action, detail=detail)
-        )
+        add_audit_entry(session, now, partner_id, actor, action, detail)
+
+
+def add_audit_entry(
+    session: AsyncSession, now: datetime, partner_id: str, actor: str, action: str, detail: dict[str, Any]
+) -> None:
+    """An audit entry of a partner, in the caller's transaction (the change and its entry stand or fall together)."""
+    session.add(
+        PartnerAuditEntry(created_at=now, partner_id=partner_id, actor=actor[:320], action=action, detail=detail)
+    )
 
 
 def _promotion(row: PartnerPromotion) -> PromotionRecord:

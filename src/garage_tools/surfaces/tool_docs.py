@@ -54,6 +54,12 @@ def type_name(spec: dict[str, Any], schema: dict[str, Any]) -> str:
     return " or ".join(names) or "any"
 
 
+def answer_fields(tool: Tool[Any, Any]) -> list[str]:
+    """The top-level fields of a tool's answer (the wire names), in schema order."""
+    schema = tool.output_model.model_json_schema(by_alias=True, mode="serialization")
+    return list(schema.get("properties", {}))
+
+
 def every_tool(registry: Registry) -> str:
     """Every tool's title in one sentence, for the blurbs of llms.txt and OpenAPI."""
     titles = [tool.title[0].lower() + tool.title[1:] for tool in registry]
@@ -65,7 +71,7 @@ def _cell(text: str) -> str:
 
 
 def api_markdown(registry: Registry) -> str:
-    """The Tools section of docs/api.md: an index, then each tool's description and argument table."""
+    """The Tools section of docs/api.md: an index, then each tool's description, arguments and answer fields."""
     lines = [BEGIN, "", "| Tool | What it answers | Auth |", "|---|---|---|"]
     for tool in registry:
         auth = "bearer (API key)" if tool.auth is AuthPolicy.BEARER else "optional"
@@ -73,13 +79,14 @@ def api_markdown(registry: Registry) -> str:
     for tool in registry:
         lines += ["", f"### {tool.name}", "", f"**{tool.title}.** {tool.description}", ""]
         arguments = arguments_of(tool)
-        if not arguments:
+        if arguments:
+            lines += ["| Argument | Type | Required | Description |", "|---|---|---|---|"]
+        else:
             lines.append("No arguments.")
-            continue
-        lines += ["| Argument | Type | Required | Description |", "|---|---|---|---|"]
         for argument in arguments:
             required = "yes" if argument.required else "no"
             lines.append(f"| `{argument.name}` | {_cell(argument.type)} | {required} | {_cell(argument.description)} |")
+        lines += ["", "Answer fields: " + ", ".join(f"`{name}`" for name in answer_fields(tool)) + "."]
     lines += ["", END]
     return "\n".join(lines)
 
