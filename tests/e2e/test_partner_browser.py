@@ -68,13 +68,8 @@ def test_a_broken_spring_in_84770_reaches_its_partner_who_answers_with_an_offer(
     assert card.locator(".gdr-partner-name").inner_text() == "Dixie Door & Spring"
     assert OFFER not in card.inner_text()
     homeowner.close()
-    started = time.monotonic()
-    notice = newest_mail(server, DIXIE, "partner_lead")
-    assert time.monotonic() - started < 5  # within seconds
-    assert "Where: ZIP 84770" in notice and "How soon: urgent" in notice
-    assert "did not share contact details" in notice
 
-    # Another homeowner in 84770 sends an inspection and agrees that the pro may contact them.
+    # Another homeowner in 84770 sends an inspection and agrees that the pro may contact them: a lead.
     body = {
         "recipient": {"email": "sam.rivera@example.com", "zip": "84770", "name": "Sam Rivera"},
         "consent": {"marketing": False, "contactShare": True},
@@ -82,6 +77,12 @@ def test_a_broken_spring_in_84770_reaches_its_partner_who_answers_with_an_offer(
     }
     report = httpx.post(f"{server.url}/api/v1/submitInspection", json=body, timeout=15).json()
     assert report["nextStep"]["localPro"]["name"] == "Dixie Door & Spring"
+    started = time.monotonic()
+    notice = newest_mail(server, DIXIE, "partner_lead")
+    assert time.monotonic() - started < 5  # within seconds
+    assert "Where: ZIP 84770" in notice and "How soon: urgent" in notice and "Sam Rivera" in notice
+    # The search before it was a referral, not a lead: it sent the partner nothing.
+    assert server.query("SELECT count(*) FROM outbox WHERE kind = 'partner_lead'") == [(1,)]
 
     console = re.search(r"http://\S+/partners\b", notice)
     assert console
@@ -99,10 +100,10 @@ def test_a_broken_spring_in_84770_reaches_its_partner_who_answers_with_an_offer(
     partner.get_by_role("heading", name="Your leads").wait_for()
 
     leads = partner.locator("ol.leads > li")
-    assert leads.count() == 2
-    newest, first = leads.nth(0).inner_text(), leads.nth(1).inner_text()
+    assert leads.count() == 1  # the search is not a lead
+    newest = leads.nth(0).inner_text()
     assert "Sam Rivera" in newest and "sam.rivera@example.com" in newest and "Inspection report" in newest
-    assert "Did not share contact details" in first and "84770" in first and "Urgent" in first
+    assert "84770" in newest and "Urgent" in newest
     check(partner)
     partner.screenshot(path=str(DESKTOP_SHOT), full_page=True)
 

@@ -28,6 +28,7 @@ COMMANDS = {
     "mail": "mail",
     "partners": "partners",
     "promotions": "partners",
+    "requests": "requests",
     "serve": "serve",
 }
 

@@ -205,6 +205,31 @@ class Settings(MailSettings, ModelSettings, WebhookSettings):
             "reaches every running process within this many seconds."
         ),
     )
+    # -- service requests (requestService) --------------------------------------------------------
+    request_response_hours: float = Field(
+        default=2.0,
+        gt=0,
+        le=720,
+        description=(
+            "Plain hours (not business hours: nights and weekends count) a partner has to answer a service "
+            "request before it is offered to the next partner that serves the ZIP code, and the homeowner told."
+        ),
+    )
+    request_sweep_seconds: float = Field(
+        default=60.0,
+        ge=0,
+        le=86400,
+        description=(
+            "How often each `serve` process looks for requests left unanswered past `REQUEST_RESPONSE_HOURS` "
+            "(0: never in `serve`; run `garage-tools requests sweep` from a scheduler instead)."
+        ),
+    )
+    request_limit_per_contact: int = Field(
+        default=3,
+        ge=1,
+        le=10_000,
+        description="Service requests one e-mail address or phone number may send a day (a day: the last 24 hours).",
+    )
     retention_inspection_days: int = Field(
         default=730, ge=1, le=36500, description="Days an inspection report (and who sent it) is kept; `data purge`."
     )

@@ -81,6 +81,27 @@
     if (field && field.type !== "file") field.value = value;
   }
 
+  /** The size the homeowner chose ("9x7", "16x7"), or null when not sure. */
+  function doorSize() {
+    var chosen = forms.ask.querySelector("input[name=size]:checked");
+    return chosen && chosen.value ? chosen.value : null;
+  }
+
+  /** The address that reopens this answer: the state in the query (web/home.py `Answer.link` reads it). */
+  function keepInAddress() {
+    var query = new URLSearchParams();
+    if (state.description) query.set("q", state.description);
+    if (state.place) query.set("place", state.place);
+    if (doorSize()) query.set("size", doorSize());
+    var text = query.toString();
+    if (window.history && history.replaceState) history.replaceState(null, "", text ? "/?" + text : "/");
+    var link = document.querySelector(".help-permalink a");
+    if (link) {
+      link.href = text ? "/?" + text : "/";
+      link.parentNode.hidden = !state.diagnosis;
+    }
+  }
+
   function choices(intro, names) {
     var row = document.createElement("div");
     row.className = "help-choices";
@@ -112,9 +133,9 @@
 
   /**
    * The journey (homeownerAnswer) for what is known, asked from form `name` ("ask" or "pro"): one call;
-   * the diagnosis and the pro arrive together, the causes priced for the place.
+   * the diagnosis and the pro arrive together, the causes priced for the place. `still`: focus stays put.
    */
-  function journey(description, place, name) {
+  function journey(description, place, name, still) {
     state.description = description;
     state.place = place;
     [forms.pro, forms.photo].forEach(function (form) { setField(form, "description", description); });
@@ -122,12 +143,15 @@
     var body = {};
     if (description) body.description = description;
     if (place) body.place = place;
+    if (doorSize()) body.doorSize = doorSize();
     busy(name, true);
     return ask("homeownerAnswer", body, place).then(function (answer) {
-      var shown = cards.journeyCards(answer, { place: place, photos: true, proHref: "#place" });
-      if (shown.diagnosis) show(regions.ask, [shown.diagnosis], name === "ask");
-      if (shown.pro) show(regions.pro, [shown.pro, otherPlaces(answer.route)], name === "pro");
-    }).catch(failed(name, true)).then(function () { busy(name, false); });
+      var shown = cards.journeyCards(answer, { place: place, photos: true, proHref: "#place", photoHref: "#photo-file" });
+      if (answer.diagnosis) state.diagnosis = answer.diagnosis;
+      if (shown.diagnosis) show(regions.ask, [shown.diagnosis], !still && name === "ask");
+      if (shown.pro) show(regions.pro, [shown.pro, otherPlaces(answer.route)], !still && name === "pro");
+      keepInAddress();
+    }).catch(failed(name, !still)).then(function () { busy(name, false); });
   }
 
   function readAsBase64(blob) {
@@ -203,6 +227,27 @@
     }
     journey(state.description, place, "pro");
   });
+
+  // A size chosen (or changed) after the answer prices the causes again, and goes with the place form.
+  forms.ask.addEventListener("change", function (event) {
+    if (event.target.name !== "size") return;
+    setField(forms.pro, "size", event.target.value);
+    keepInAddress();
+    if (state.description || state.place) journey(state.description, state.place, "ask", true);
+  });
+
+  // A diagnosis link opened: the server showed the answer; the script takes it up so later steps build on it.
+  (function reopen() {
+    var query = new URLSearchParams(window.location.search);
+    var size = query.get("size");
+    if (size) {
+      var radio = forms.ask.querySelector("input[name=size][value='" + size.replace(/[^0-9x.]/g, "") + "']");
+      if (radio) radio.checked = true;
+    }
+    if (query.get("place")) state.place = query.get("place");
+    if (query.get("q")) journey(query.get("q"), state.place, "ask");
+    else if (state.place) journey("", state.place, "pro", true);
+  })();
 
   forms.photo.addEventListener("submit", function (event) {
     event.preventDefault();

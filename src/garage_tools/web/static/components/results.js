@@ -93,6 +93,17 @@
       return fill(estimate.region ? words.costLocal : words.costNational, { place: place });
     }
 
+    /** What a local price covers, the door size it is for, and (when urgent) what a call-out today adds. */
+    function costDetails(estimate, urgent) {
+      var box = el("div", "gdr-cost-details");
+      if (estimate.covers) add(box, el("p", "gdr-covers", fill(words.costCovers, { covers: estimate.covers })));
+      if (estimate.doorSize) add(box, el("p", "gdr-size", fill(words.costSize, { width: estimate.doorSize.widthFt })));
+      if (urgent && estimate.emergencySurcharge) {
+        add(box, el("p", "gdr-surcharge", fill(words.costSurcharge, { range: costRange(estimate.emergencySurcharge) })));
+      }
+      return box;
+    }
+
     function photos(level, gallery, href) {
       var shown = (gallery.photos || []).filter(function (p) { return p.severity === "HEALTHY" || p.severity === "FIX"; });
       var row = el("div", "gdr-photos");
@@ -112,16 +123,21 @@
     /**
      * diagnose's answer as a card.
      * options: level (heading level, 2), costs ({issueKey: costEstimate answer}), place (what the costs
-     * were priced for), gallery (getInspectionReferencePhotos answer), galleryHref, and proHref (where a
-     * door unsafe to use points to find a pro).
+     * were priced for), gallery (getInspectionReferencePhotos answer), galleryHref, proHref (where a
+     * door unsafe to use, or a description nothing matched, points to find a pro) and photoHref (where the
+     * card for a description nothing matched points to check a photo).
      */
     function diagnosisCard(diagnosis, options) {
       var o = options || {};
       var level = o.level || 2;
       var card = el("section", "gdr-card gdr-diagnosis");
       if (!diagnosis.symptom) {
+        // One voice, and never a dead end: the ways forward, in the card's own words (not the tool's hint).
         card.className += " gdr-nomatch";
-        return add(card, title(level, words.noMatchTitle), el("p", "gdr-hint", diagnosis.hint));
+        var ways = el("p", "gdr-actions");
+        if (o.photoHref) add(ways, link(o.photoHref, "gdr-button gdr-book", words.noMatchPhoto));
+        if (o.proHref) add(ways, link(o.proHref, "gdr-button gdr-call", words.noMatchPro));
+        return add(card, title(level, words.noMatchTitle), el("p", "gdr-hint", words.noMatchText), ways);
       }
       var urgency = diagnosis.symptom.urgency || "routine";
       var issues = diagnosis.likelyIssues || [];
@@ -138,6 +154,7 @@
         add(list, add(el("li", "gdr-cause"),
           el("p", "gdr-cause-name", issue.name),
           cost(estimate ? estimate.costRange : issue.costRange, costBasis(estimate, o.place)),
+          estimate ? costDetails(estimate, urgency === "emergency") : null,
           el("p", "gdr-cause-text", issue.description),
           el("p", "gdr-diy gdr-diy-" + issue.diyRisk, words.diy[issue.diyRisk]),
           issue.safetyNote ? el("p", "gdr-note", issue.safetyNote) : null));
@@ -202,7 +219,7 @@
     /**
      * homeownerAnswer's answer as the cards of its two parts: {diagnosis, pro}, each an element or null.
      * The causes are priced for the routed place when there is one. options: level, place (as typed, for
-     * a place that could not be read), photos (show the reference pictures), proHref (see diagnosisCard),
+     * a place that could not be read), photos (show the reference pictures), proHref and photoHref (see diagnosisCard),
      * proExtra (partnerCard's `extra` hook).
      */
     function journeyCards(answer, options) {
@@ -217,7 +234,7 @@
       return {
         diagnosis: answer.diagnosis ? diagnosisCard(answer.diagnosis, {
           level: o.level, costs: costs, place: route ? placeName(route.location) : null, gallery: gallery,
-          galleryHref: gallery ? "/parts/" + gallery.itemId : null, proHref: o.proHref
+          galleryHref: gallery ? "/parts/" + gallery.itemId : null, proHref: o.proHref, photoHref: o.photoHref
         }) : null,
         pro: answer.placeError ? message(placeProblem(answer.placeError, o.place))
           : route ? partnerCard(route, {
