@@ -17,7 +17,7 @@ from garage_tools.mail import Outbox
 from garage_tools.partners.service import Partners
 from garage_tools.registry import ToolContext, ToolData, dump, invoke
 from garage_tools.store.database import Database
-from garage_tools.store.partners import Lead, LeadSource
+from garage_tools.store.referrals import NewReferral, ReferralRepository
 from garage_tools.tools import build_registry
 
 REGISTRY = build_registry()
@@ -26,6 +26,7 @@ REGISTRY = build_registry()
 class Journey:
     def __init__(self, database: Database, knowledge: Knowledge) -> None:
         self.knowledge = knowledge
+        self.database = database
         self.partners = Partners.over(database)
         data = ToolData(database=database, outbox=Outbox(database, domain="doors.example.com"), partners=self.partners)
         caller = Caller.anonymous("rest", "203.0.113.9")
@@ -37,9 +38,10 @@ class Journey:
     async def tool(self, name: str, **arguments: Any) -> dict[str, Any]:
         return dump(await invoke(REGISTRY, name, arguments, self.context))
 
-    async def leads(self) -> list[Lead]:
-        await self.partners.leads.flush()
-        return [lead for lead in await self.partners.repository.leads() if lead.source is not LeadSource.INSPECTION]
+    async def referrals(self) -> list[NewReferral]:
+        """What routeByZip recorded (searches: demand, mailed to nobody)."""
+        await self.partners.referrals.flush()
+        return await ReferralRepository(self.database).all()
 
 
 @pytest.fixture
@@ -63,8 +65,8 @@ async def test_an_unsafe_door_is_a_hot_lead_with_offers_and_local_prices(journey
     assert answer["costs"][0] == await journey.tool("costEstimate", issueKey=causes[0], zip="84770", doorSize="16x7")
     assert answer["referencePhotos"]["itemId"] == "springs" and answer["referencePhotos"]["photos"]
     assert all("image" not in photo for photo in answer["referencePhotos"]["photos"])  # by URL: a small answer
-    leads = await journey.leads()
-    assert [(lead.zip, lead.lead_heat, lead.issue, lead.door_size) for lead in leads][-1] == (
+    referrals = await journey.referrals()
+    assert [(r.zip, r.heat, r.issue, r.door_size) for r in referrals][-1] == (
         "84770",
         "hot",
         diagnosis["symptom"]["key"],
@@ -76,7 +78,7 @@ async def test_a_safe_symptom_is_warm_and_words_alone_route_nobody(journey: Jour
     alone = await journey.ask(description="the remote does nothing")
     assert alone["diagnosis"]["safetyFlag"] is False
     assert "route" not in alone and alone["costs"] == []
-    assert await journey.leads() == []  # no place, no lead
+    assert await journey.referrals() == []  # no place, nothing routed
     answer = await journey.ask(description="the remote does nothing", place="Salt Lake City, UT")
     assert answer["route"]["leadHeat"] == "warm"
 

@@ -8,7 +8,7 @@ one set of result cards; the ask endpoint and MCP Apps views of later issues reu
 
 Each step is the domain function of its own tool (diagnose, routeByZip, getActivePromotions,
 costEstimate, getInspectionReferencePhotos), so the journey adds an order, not a rule: routeByZip still
-records its lead. A place that cannot be read is part of the answer (`placeError`), not a failure of
+records what it routed. A place that cannot be read is part of the answer (`placeError`), not a failure of
 the call, so the diagnosis still arrives beside it. Both inputs are optional in the schema as in validation
 (a schema-level "one of them" is beyond many agents' clients): with neither, the answer is empty.
 """
