@@ -67,14 +67,22 @@ class Services:
 
         return OAuthService(OAuthRepository(self.database), KeyCache(ttl=self.settings.key_cache_seconds))
 
-    def tool_context(self, caller: Caller, base_url: str, idempotency_key: str | None = None) -> ToolContext:
-        """The context a handler runs with: built here, the one place, for every surface and the CLI."""
+    def tool_context(
+        self,
+        caller: Caller,
+        base_url: str,
+        idempotency_key: str | None = None,
+        languages: tuple[str, ...] = (),
+    ) -> ToolContext:
+        """The context a handler runs with: built here, the one place, for every surface and the CLI.
+        `languages` are the caller's, from Accept-Language (`RequestHeaders.languages`), a hint only."""
         return ToolContext(
             knowledge=self.knowledge,
             caller=caller,
             base_url=base_url,
             data=self.tool_data,
             idempotency_key=idempotency_key,
+            languages=languages,
         )
 
     async def start(self) -> None:

@@ -14,7 +14,7 @@ from garage_tools.knowledge.loader import Knowledge, packaged_issue_keys, packag
 from garage_tools.knowledge.schemas import Confidence, DiagnosticTree, DiyRisk, Urgency, UsdRange
 from garage_tools.models import InputModel, OutputModel
 from garage_tools.registry import Tool, ToolContext
-from garage_tools.tools.common import DIY_RISK_DESCRIPTION, CostRange, SourceLink
+from garage_tools.tools.common import DIY_RISK_DESCRIPTION, LANG_PATTERN, CostRange, SourceLink
 
 # Exact residential ranges (width 6-24 ft, height 6-16 ft, up to two decimals) in the pattern
 # itself, so the published schema says precisely which sizes are accepted. Classes are spelled
@@ -68,6 +68,15 @@ class CostEstimateInput(InputModel):
         description="Door size `<width>x<height>` in feet, e.g. `16x7` (double) or `9x7` (single); default single-car.",
         examples=["16x7"],
     )
+    lang: str | None = Field(
+        default=None,
+        pattern=LANG_PATTERN,
+        description=(
+            "The language of the homeowner-facing texts (`issueName`, `covers`, `safetyNote`, `urgencyNote`): "
+            "`en` (default) or `es`; pass diagnose's `lang`. A language not spoken answers in English."
+        ),
+        examples=["es"],
+    )
     zip: str | None = Field(
         default=None,
         pattern=ZIP_PATTERN,
@@ -115,6 +124,10 @@ class CostEstimateOutput(OutputModel):
     diy_risk: DiyRisk = Field(description=DIY_RISK_DESCRIPTION)
     urgency: Urgency
     safety_note: str | None = Field(default=None, description="Present when there is a safety concern.")
+    urgency_note: str | None = Field(
+        default=None, description="What the urgency means for the homeowner, in one sentence (in `lang`)."
+    )
+    lang: str = Field(default="en", description="The language of the homeowner-facing texts (`en`, `es`).")
     confidence: Confidence = Field(description="How well the published sources agree on this range.")
     assumptions: list[str] = Field(description="What the estimate assumed; read these to the user.")
     notes: list[str] = Field(description="Context from the sources: what raises or lowers the price.")
@@ -145,7 +158,8 @@ def estimate(knowledge: Knowledge, args: CostEstimateInput) -> CostEstimateOutpu
             f"Invalid arguments for costEstimate: issueKey: {message}",
             details=[FieldProblem(field="issueKey", message=message)],
         )
-    issue = knowledge.tree.issues[args.issue_key]
+    language = knowledge.language(args.lang[:2].lower() if args.lang else None)
+    issue = language.tree.issues[args.issue_key]  # its name and safety note in the language asked for
     assumptions: list[str] = []
 
     door_size: DoorSize | None = None
@@ -185,13 +199,15 @@ def estimate(knowledge: Knowledge, args: CostEstimateInput) -> CostEstimateOutpu
             min=_round_out(low, 5, up=False), max=_round_out(high, 5, up=True), currency=costs.currency
         ),
         national_range=CostRange.of(national, costs.currency),
-        covers=cost.covers,
+        covers=language.covers[args.issue_key],
         size_class=size_class,
         door_size=door_size,
         region=region,
         diy_risk=issue.diy_risk,
         urgency=issue.urgency,
         safety_note=issue.safety_note,
+        urgency_note=language.tree.urgency_notes.get(issue.urgency),
+        lang=language.code,
         confidence=cost.confidence,
         assumptions=assumptions,
         notes=list(cost.notes),

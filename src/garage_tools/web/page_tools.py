@@ -71,7 +71,7 @@ class PageTools:
         if not decision.allowed:
             raise LimitReached(decision)
         base_url = self.access.base_url(request.scope)
-        context = self.services.tool_context(counted, base_url)
+        context = self.services.tool_context(counted, base_url, languages=RequestHeaders.of(request.scope).languages())
         try:
             result = await invoke(self.registry, name, arguments, context)
         finally:
