@@ -49,7 +49,8 @@ def knowledge_schemas(out: Path | None) -> None:
 
     out = out or DATA_DIR / "schemas"
     out.mkdir(parents=True, exist_ok=True)
-    for name, model in {**DATA_FILES, **LANGUAGE_FILES, **DIRECTORY_FILES, **PHOTO_FILES, **PART_FILES, **PLACE_FILES}.items():
+    files = {**DATA_FILES, **LANGUAGE_FILES, **DIRECTORY_FILES, **PHOTO_FILES, **PART_FILES, **PLACE_FILES}
+    for name, model in files.items():
         target = out / name.replace(".json", ".schema.json")
         target.write_text(json.dumps(schema_for(model), indent=2) + "\n", encoding="utf-8")
         click.echo(f"wrote {target}")

@@ -16,10 +16,8 @@ default. Mixed "Spanglish" ("el remote no jala") reads as Spanish: its small wor
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 from typing import Annotated
 
-import Stemmer
 from pydantic import Field
 
 from garage_tools.knowledge.schemas import (
@@ -31,7 +29,7 @@ from garage_tools.knowledge.schemas import (
     Urgency,
     Vocabulary,
 )
-from garage_tools.knowledge.spelling import Stem, words
+from garage_tools.knowledge.spelling import words
 
 ENGLISH = "en"
 
@@ -114,15 +112,6 @@ def localised_tree(tree: DiagnosticTree, words_: LanguageWords, texts: LanguageT
 
 def exemplars_of(words_: LanguageWords) -> SymptomExemplars:
     return SymptomExemplars(exemplars=words_.exemplars)
-
-
-@lru_cache(maxsize=4)
-def stemmer(name: str | None) -> Stem | None:
-    """The Snowball stemmer called `name` (PyStemmer), or None for no stemming."""
-    if name is None:
-        return None
-    stem: Stem = Stemmer.Stemmer(name).stemWord
-    return stem
 
 
 def signature(vocabulary: Vocabulary, phrases: Iterable[str]) -> frozenset[str]:

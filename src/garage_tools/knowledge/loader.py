@@ -23,7 +23,6 @@ from garage_tools.knowledge.languages import (
     localised_tree,
     missing_texts,
     signature,
-    stemmer,
 )
 from garage_tools.knowledge.matcher import SymptomMatcher
 from garage_tools.knowledge.openers import OpenerCatalog
@@ -35,6 +34,7 @@ from garage_tools.knowledge.schemas import (
     SymptomExemplars,
 )
 from garage_tools.knowledge.semantic import SemanticMatcher
+from garage_tools.knowledge.stemmer import stemmer
 
 #: Each data file and the schema it must satisfy.
 DATA_FILES: dict[str, type[BaseModel]] = {

@@ -75,7 +75,6 @@ class CostEstimateInput(InputModel):
             "The language of the homeowner-facing texts (`issueName`, `covers`, `safetyNote`, `urgencyNote`): "
             "`en` (default) or `es`; pass diagnose's `lang`. A language not spoken answers in English."
         ),
-        examples=["es"],
     )
     zip: str | None = Field(
         default=None,

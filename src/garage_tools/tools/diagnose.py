@@ -36,7 +36,6 @@ class DiagnoseInput(InputModel):
             "is read from the text itself, and the hint (then the caller's Accept-Language) only settles a tie. "
             "The answer's `lang` says which language was understood; its texts come back in it."
         ),
-        examples=["es"],
     )
     use_llm_fallback: Flag = Field(
         default=False,
