@@ -22,8 +22,6 @@ _READ = frozenset({
     b"idempotency-key", b"access-control-request-method", b"forwarded", b"x-forwarded-for", b"sec-fetch-site",
     b"if-none-match", b"if-modified-since", b"cookie", b"accept-language",
 })  # fmt: skip
-#: How many languages of an `Accept-Language` header are kept (a hint; a long list says nothing more).
-MAX_LANGUAGES = 8
 
 
 @dataclass(slots=True)
@@ -45,7 +43,7 @@ class RequestHeaders:
     if_none_match: str = ""
     if_modified_since: str | None = None
     cookie: str = ""
-    accept_language: str = ""
+    accept_language: str = ""  # every `Accept-Language` value, joined (languages.py reads it)
     mcp: dict[str, list[str]] = field(default_factory=dict)  # mcp-protocol-version, mcp-method, mcp-name, ...
     mcp_param: bool = False  # any `Mcp-Param-*` header
     untrimmed: bool = False  # some value arrived with white space around it (see `trimmed_scope`)
@@ -100,11 +98,11 @@ class RequestHeaders:
                 headers.if_none_match = f"{headers.if_none_match},{value}" if headers.if_none_match else value
             elif raw_name == b"if-modified-since":
                 headers.if_modified_since = value
+            elif raw_name == b"accept-language":
+                headers.accept_language = f"{headers.accept_language},{value}" if headers.accept_language else value
             elif raw_name == b"cookie":
                 if not headers.cookie:  # the first, as Starlette reads it
                     headers.cookie = value
-            elif raw_name == b"accept-language":
-                headers.accept_language = f"{headers.accept_language},{value}" if headers.accept_language else value
             else:
                 if raw_name.startswith(b"mcp-param-"):
                     headers.mcp_param = True
@@ -121,30 +119,6 @@ class RequestHeaders:
         RFC 9110 says for GET)."""
         listed = {tag.strip().removeprefix("W/") for tag in self.if_none_match.split(",") if tag.strip()}
         return etag in listed or "*" in listed
-
-    def languages(self) -> tuple[str, ...]:
-        """`Accept-Language` as two-letter codes, most preferred first (by q, then order; q=0 and `*` left
-        out): "es-MX,es;q=0.9,en;q=0.5" is ("es", "en"). Malformed entries are skipped, never refused."""
-        ranked: list[tuple[float, int, str]] = []
-        for order, entry in enumerate(self.accept_language.split(",")[: MAX_LANGUAGES * 4]):
-            tag, _, params = entry.strip().partition(";")
-            code = tag.strip()[:2].lower()
-            if len(code) != 2 or not code.isalpha() or (len(tag.strip()) > 2 and tag.strip()[2] != "-"):
-                continue
-            weight = 1.0
-            name, _, number = params.strip().partition("=")
-            if name.strip().lower() == "q":
-                try:
-                    weight = float(number)
-                except ValueError:
-                    continue
-            if weight > 0:
-                ranked.append((-weight, order, code))
-        codes: list[str] = []
-        for _, _, code in sorted(ranked):
-            if code not in codes:
-                codes.append(code)
-        return tuple(codes[:MAX_LANGUAGES])
 
     def cookies(self) -> dict[str, str]:
         """The request's cookies, parsed as Starlette parses them."""

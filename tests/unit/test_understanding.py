@@ -16,7 +16,6 @@ import httpx
 import pytest
 
 from garage_tools.access.caller import Caller
-from garage_tools.headers import RequestHeaders
 from garage_tools.knowledge.data_files import DATA_DIR, KnowledgeError
 from garage_tools.knowledge.loader import Knowledge, load_knowledge
 from garage_tools.registry import ToolContext, dump, invoke
@@ -160,21 +159,6 @@ def test_a_missing_spanish_text_stops_start_up(tmp_path: Path, file: str, path: 
     (copy / file).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     with pytest.raises(KnowledgeError, match="es"):
         load_knowledge(copy)
-
-
-@pytest.mark.parametrize(
-    ("header", "languages"),
-    [
-        ("es-MX,es;q=0.9,en;q=0.5", ("es", "en")),
-        ("en;q=0.2, es", ("es", "en")),
-        ("*, fr;q=0", ()),
-        ("es-419", ("es",)),
-        ("x, 12, es;q=abc, en", ("en",)),
-    ],
-)
-def test_accept_language_is_read_as_two_letter_codes_by_preference(header: str, languages: tuple[str, ...]) -> None:
-    scope = {"type": "http", "headers": [(b"accept-language", header.encode())]}
-    assert RequestHeaders.read(scope).languages() == languages
 
 
 def test_accept_language_is_a_hint_over_http(api: httpx.Client) -> None:

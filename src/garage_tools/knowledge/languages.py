@@ -30,8 +30,9 @@ from garage_tools.knowledge.schemas import (
     Vocabulary,
 )
 from garage_tools.knowledge.spelling import words
+from garage_tools.languages import DEFAULT
 
-ENGLISH = "en"
+ENGLISH = DEFAULT  # the tree's own language
 
 
 class LanguageWords(Vocabulary):

@@ -28,7 +28,7 @@ async def call_result(
         if request.denial is not None:
             raise request.denial
         context = services.tool_context(
-            request.caller, request.base_url, request.headers.idempotency_key, request.headers.languages()
+            request.caller, request.base_url, request.headers.idempotency_key, request.headers.accept_language
         )
         return tool_result(await invoke(registry, name, arguments, context))
     except ServiceError as error:

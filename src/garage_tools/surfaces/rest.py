@@ -25,7 +25,7 @@ class RestSurface:
         assert request.tool is not None
         assert request.arguments is not None
         context = self.services.tool_context(
-            request.caller, request.base_url, request.headers.idempotency_key, request.headers.languages()
+            request.caller, request.base_url, request.headers.idempotency_key, request.headers.accept_language
         )
         try:
             body = dump_json(await invoke(self.registry, request.tool.name, request.arguments, context))

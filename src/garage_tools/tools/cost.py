@@ -12,6 +12,7 @@ from pydantic import AfterValidator, Field, StringConstraints, field_validator
 from garage_tools.errors import FieldProblem, InvalidArguments
 from garage_tools.knowledge.loader import Knowledge, packaged_issue_keys, packaged_tree
 from garage_tools.knowledge.schemas import Confidence, DiagnosticTree, DiyRisk, Urgency, UsdRange
+from garage_tools.languages import supported
 from garage_tools.models import InputModel, OutputModel
 from garage_tools.registry import Tool, ToolContext
 from garage_tools.tools.common import DIY_RISK_DESCRIPTION, LANG_PATTERN, CostRange, SourceLink
@@ -157,7 +158,7 @@ def estimate(knowledge: Knowledge, args: CostEstimateInput) -> CostEstimateOutpu
             f"Invalid arguments for costEstimate: issueKey: {message}",
             details=[FieldProblem(field="issueKey", message=message)],
         )
-    language = knowledge.language(args.lang[:2].lower() if args.lang else None)
+    language = knowledge.language(supported(args.lang))
     issue = language.tree.issues[args.issue_key]  # its name and safety note in the language asked for
     assumptions: list[str] = []
 

@@ -11,6 +11,7 @@ from garage_tools.errors import ProviderBadReply, ProviderUnavailable
 from garage_tools.knowledge.loader import Knowledge, Language
 from garage_tools.knowledge.matcher import Match
 from garage_tools.knowledge.schemas import DiyRisk, Symptom, Urgency
+from garage_tools.languages import supported
 from garage_tools.models import Flag, InputModel, OutputModel
 from garage_tools.providers.base import LanguageModel
 from garage_tools.registry import Tool, ToolContext
@@ -280,7 +281,7 @@ def understand(knowledge: Knowledge, description: str, hints: Sequence[str | Non
     The language is read from the text (`hints`, such as an explicit `lang` and then Accept-Language, only
     settle a tie). When its phrases find nothing, another language whose words the text also uses gets its
     turn ("the door está stuck"); with no match anywhere, the first guess stands (the hint is in it)."""
-    codes = [hint[:2].lower() for hint in hints if hint]
+    codes = [code for code in map(supported, hints) if code]
     ranked = knowledge.guesser.ranked(description, codes)
     for lang in ranked:
         found = knowledge.language(lang).matcher.matches(description)
