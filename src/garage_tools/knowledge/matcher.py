@@ -3,22 +3,24 @@
 Both the user's words and every phrase in the diagnostic tree go through the same
 normalisation (case, punctuation and apostrophes folded; word forms and negations mapped
 to canonical words from the tree; the tree's filler words dropped), so "Door WON'T shut!!",
-"door wont shut" and "the door will not close" all become `wont close`. Single-word typos
-are corrected against the tree's vocabulary (one edit for words of five letters or more,
-a swapped pair of letters for four-letter words), never changing the first letter: people
-rarely mistype it, and a first letter changed turns everyday words into symptom words
-("house" into "mouse", "right" into "light", "mower" into "lower"), and never the tree's
-`knownWords` ("steel" is not "seal"). A phrase matches when its words appear
+"door wont shut" and "the door will not close" all become `wont close`. Typos and stretched
+words are read as the tree's words (spelling.py), never as its `knownWords` ("steel" is not
+"seal"); a language with a stemmer (Spanish) reads every word, its own and the data's, as its stem,
+and the tree's `grammar` gives the small words sentences are read by. A phrase matches when its words appear
 in order with at most `MAX_GAP` other words between them, none of them a direction (in "won't
 come down, stays open" the negation belongs to "down": no "won't open" there); the longest match
-wins, a symptom's `priority` breaks ties, and then the tightest match.
+wins, a symptom's `priority` breaks ties, and then the tightest match. The other symptoms a story
+names come after it (`matches`). Words that tell a symptom only in a story about the door
+(`doorContextWords`: rain, mice) need the door named, and in an enquiry only a phrase that says what
+is wrong (`faultWords`) is a symptom ("how do I program a new remote" is none).
 
 A description whose subject is something else (the tree's `otherSubjects`: an appliance, a window,
 another door, a gate, a car) matches nothing: the garage door itself is not named, and the other
 thing comes before the symptom's words (a sentence's subject precedes its verb, so "it lifts three
 feet, not enough for the car" is still about the door). The parts the other thing has are its own
 (the window's seal, the gate's opener, the dryer's drum), as is a door right after it ("the oven
-door"), or a bare "door" once another door was named ("the shed door hinge broke, the door hangs").
+door") or with the thing named after it ("la puerta de la cocina", "the lock on the door"), or a bare
+"door" once another door was named ("the shed door hinge broke, the door hangs").
 Bystanders are the exception (`bystanders`: the car, the dog): they stand by in the door's stories,
 so a door part named anywhere brings the door back ("the car is stuck inside, the opener won't
 lift"), and a car carries the door's remote ("my truck's remote"). Everything is precomputed, so a
