@@ -26,9 +26,10 @@ from garage_tools.knowledge.languages import (
 )
 from garage_tools.knowledge.matcher import SymptomMatcher
 from garage_tools.knowledge.openers import OpenerCatalog
+from garage_tools.knowledge.prompts import PromptCatalog
+from garage_tools.knowledge.regional_prices import RegionalPrices
 from garage_tools.knowledge.schemas import (
     CostCatalog,
-    CostRegion,
     DiagnosticTree,
     DoorStyleCatalog,
     SymptomExemplars,
@@ -40,11 +41,13 @@ from garage_tools.knowledge.stemmer import stemmer
 DATA_FILES: dict[str, type[BaseModel]] = {
     "diagnostic_tree.json": DiagnosticTree,
     "costs.json": CostCatalog,
+    "regional_prices.json": RegionalPrices,
     "door_styles.json": DoorStyleCatalog,
     "inspection_items.json": InspectionChecklist,
     "symptom_exemplars.json": SymptomExemplars,
     "openers.json": OpenerCatalog,
     "lab_synonyms.json": SynonymList,
+    "prompts.json": PromptCatalog,
 }
 
 #: Each other language's files and their schemas: `diagnostic_words.json` stands for every
@@ -71,12 +74,14 @@ class Knowledge:
 
     tree: DiagnosticTree
     costs: CostCatalog
+    regional_prices: RegionalPrices  # a local factor for every ZIP code (costEstimate)
     door_styles: DoorStyleCatalog
     checklist: InspectionChecklist
     exemplars: SymptomExemplars
     openers: OpenerCatalog
     labs: LabLibrary
     lab_synonyms: SynonymList  # homeowners' words for the labs' vocabulary (retrieveLabContext)
+    prompts: PromptCatalog  # the MCP prompts and the door sizes completions offer
     #: Languages other than English: language code -> (its words, its texts).
     translations: dict[str, tuple[LanguageWords, LanguageTexts]] = field(default_factory=dict)
 
@@ -132,10 +137,6 @@ class Knowledge:
             value = self._derived[name] = build()
         return value
 
-    @cached_property
-    def region_by_zip_prefix(self) -> dict[str, CostRegion]:
-        return {prefix: region for region in self.costs.regions for prefix in region.prefixes()}
-
 
 @lru_cache(maxsize=1)
 def packaged_tree() -> DiagnosticTree:
@@ -159,12 +160,14 @@ def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:
     knowledge = Knowledge(
         tree=read_data_file(directory / "diagnostic_tree.json", DiagnosticTree),
         costs=read_data_file(directory / "costs.json", CostCatalog),
+        regional_prices=read_data_file(directory / "regional_prices.json", RegionalPrices),
         door_styles=read_data_file(directory / "door_styles.json", DoorStyleCatalog),
         checklist=read_data_file(directory / "inspection_items.json", InspectionChecklist),
         exemplars=read_data_file(directory / "symptom_exemplars.json", SymptomExemplars),
         openers=read_data_file(directory / "openers.json", OpenerCatalog),
         labs=load_labs(directory / "labs"),
         lab_synonyms=read_data_file(directory / "lab_synonyms.json", SynonymList),
+        prompts=read_data_file(directory / "prompts.json", PromptCatalog),
         translations=read_translations(directory),
     )
     missing = sorted(set(knowledge.tree.issues) - set(knowledge.costs.issues))
@@ -178,7 +181,6 @@ def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:
         _ = knowledge.matcher  # builds the phrase index; rejects phrases made only of filler words
     except ValueError as exc:
         raise KnowledgeError(f"diagnostic_tree.json: {exc}") from exc
-    _ = knowledge.region_by_zip_prefix
     unknown = sorted({i.issue_key for i in knowledge.checklist.items if i.issue_key} - set(knowledge.tree.issues))
     if unknown:
         raise KnowledgeError(f"inspection_items.json names issue keys diagnostic_tree.json lacks: {unknown}")
@@ -189,6 +191,9 @@ def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:
             f"missing {sorted(symptoms - examples)}, unknown {sorted(examples - symptoms)}"
         )
     _ = knowledge.semantic_matcher
+    unknown_labs = sorted({p.lab for p in knowledge.prompts.prompts if p.lab} - set(knowledge.labs.slugs))
+    if unknown_labs:
+        raise KnowledgeError(f"prompts.json names labs that do not exist: {unknown_labs}")
     for code, (words, texts) in knowledge.translations.items():
         missing = missing_texts(knowledge.tree, knowledge.costs.issues, words, texts)
         if missing:
