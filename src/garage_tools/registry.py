@@ -26,6 +26,7 @@ from garage_tools.errors import (
     UnknownTool,
     incident,
 )
+from garage_tools.key_format import EXAMPLE
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.photos import PhotoLibrary, packaged_photo_library
 from garage_tools.mail.outbox import Outbox
@@ -159,7 +160,7 @@ def authorize(tool: Tool[Any, Any], caller: Caller) -> None:
     caller.refuse_bad_credential()
     if tool.auth is AuthPolicy.BEARER and caller.tier is not Tier.PRO:
         raise AuthRequired(
-            f"{tool.name} requires an API key. Send 'Authorization: Bearer svc_live_…'; "
+            f"{tool.name} requires an API key. Send 'Authorization: Bearer {EXAMPLE}'; "
             "keys are free during the beta (see /developers)."
         )
 
