@@ -44,6 +44,10 @@ PROTECTED_RESOURCE = "/.well-known/oauth-protected-resource"
 AUTHORIZATION_SERVER = "/.well-known/oauth-authorization-server"
 MAX_BODY = 8 * 1024  # a registration or token request is a few hundred bytes
 REGISTRATIONS_PER_IP = Policy.parse("oauth-register-ip", "20/hour")
+#: A person starts an authorization now and then; a flood from one address stores nothing past this.
+AUTHORIZATIONS_PER_IP = Policy.parse("oauth-authorize-ip", "60/minute")
+#: Hosted connectors refresh for many people from few addresses: generous, but not unbounded.
+TOKENS_PER_IP = Policy.parse("oauth-token-ip", "300/minute")
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 #: A page telling a person why an authorization cannot go on (the pages live above this layer: app.py wires it).
 ProblemPage = Callable[[Request, str], Response]
@@ -105,10 +109,8 @@ class OAuthEndpoints:
 
     async def register(self, request: Request) -> Response:
         """Dynamic client registration: public clients only (PKCE, no secret); redirect URIs checked."""
-        partition = rate_limit_partition(self.access.client_ip(request.scope))
-        decision = await self.access.limiter.check(f"oauth-register:{partition}", [REGISTRATIONS_PER_IP])
-        if not decision.allowed:  # an API key changes nothing here: registrations are counted per address
-            return error_response(decision.error(per="this address", advice=None))
+        if (refused := await self._limited(request, "oauth-register", REGISTRATIONS_PER_IP)) is not None:
+            return refused
         try:
             body = await self._body(request)
             metadata = OAuthClientMetadata.model_validate_json(body)
@@ -119,8 +121,8 @@ class OAuthEndpoints:
             return oauth_error("invalid_client_metadata", problems[:500])
         try:
             information = await self.oauth.register(metadata)
-        except RegistrationError as refused:
-            return oauth_error(refused.error, refused.error_description or refused.error)
+        except RegistrationError as problem:
+            return oauth_error(problem.error, problem.error_description or problem.error)
         return json_response(information.model_dump(mode="json", exclude_none=True), 201, NO_STORE)
 
     async def authorize(self, request: Request) -> Response:
@@ -131,6 +133,8 @@ class OAuthEndpoints:
         one, so sending errors there would make this an open redirect (RFC 9700 §4.11.2). A person gets the
         service's page, a program OAuth's JSON error. The app hears back once the person has decided.
         """
+        if (refused := await self._limited(request, "oauth-authorize", AUTHORIZATIONS_PER_IP)) is not None:
+            return refused
         service = self._service(request)
         try:
             query = parameters(request.scope.get("query_string", b""))
@@ -145,6 +149,8 @@ class OAuthEndpoints:
 
     async def token(self, request: Request) -> Response:
         """Swap a code (with its PKCE verifier) or a refresh token for fresh tokens bound to `/mcp-pro`."""
+        if (refused := await self._limited(request, "oauth-token", TOKENS_PER_IP)) is not None:
+            return refused
         try:
             body = await self._body(request)
         except ServiceError as error:
@@ -172,6 +178,13 @@ class OAuthEndpoints:
             return oauth_error("invalid_client", "Send the client_id this server registered for the app.", 401)
         await self.oauth.revoke_for(client.client_id, str(form.get("token") or ""))
         return Response(status_code=200, headers=NO_STORE)
+
+    async def _limited(self, request: Request, name: str, policy: Policy) -> Response | None:
+        """The 429 (the envelope) when the caller's address is over `policy`, else None. Counted per address:
+        an API key changes nothing here, so the message offers none."""
+        partition = rate_limit_partition(self.access.client_ip(request.scope))
+        decision = await self.access.limiter.check(f"{name}:{partition}", [policy])
+        return None if decision.allowed else error_response(decision.error(per="this address", advice=None))
 
     async def _body(self, request: Request) -> bytes:
         return await self.access.read_body(request.receive, RequestHeaders.of(request.scope), MAX_BODY)
