@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from datetime import date
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from garage_tools.knowledge.loader import Knowledge
 
@@ -46,6 +47,7 @@ REQUIRED_WORDS = frozenset(
         "proArea",
         "proAreaOnly",
         "proUrgent",
+        "askPro",
         "call",
         "book",
         "website",
@@ -103,6 +105,14 @@ def cost_range(value: Mapping[str, float]) -> str:
     return f"{money(value['min'])}\u2013{money(value['max'])}"
 
 
+def request_href(route: Mapping[str, Any], issue: str | None = None, base: str = "") -> str:
+    """The "ask this pro to come out" form for a routed pro (results.js `requestHref` builds the same link)."""
+    query = {"partner": route["partnerId"], "zip": route["location"]["zip"]}
+    if issue:
+        query["issue"] = issue
+    return f"{base}/requests/new?{urlencode(query)}"
+
+
 def tel_href(phone: str) -> str:
     """A `tel:` link for a US number as written in the directory: `(435) 555-0102` -> `tel:+14355550102`."""
     digits = re.sub(r"[^0-9+]", "", phone)
@@ -123,4 +133,5 @@ FILTERS: dict[str, Callable[..., str]] = {
     "cost_range": cost_range,
     "tel_href": tel_href,
     "long_date": long_date,
+    "request_href": request_href,
 }

@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass, field
 
 from garage_tools.access.caller import Tier
-from garage_tools.errors import ServiceError
 from garage_tools.knowledge.ask_words import AskWords
 from garage_tools.knowledge.lab_index import terms
 from garage_tools.knowledge.schemas import DiyRisk
@@ -22,10 +21,10 @@ from garage_tools.tools.ask.models import AnswerKind, AskOutput, NextStep, ProCo
 from garage_tools.tools.ask.reading import Reading
 from garage_tools.tools.catalog import DoorStylesInput, find_styles
 from garage_tools.tools.common import CostRange
-from garage_tools.tools.cost import CostEstimateInput, estimate
+from garage_tools.tools.cost import CostEstimateInput, CostEstimateOutput, estimate
+from garage_tools.tools.journey import MAX_DESCRIPTION, HomeownerAnswerInput, answer_homeowner
 from garage_tools.tools.retrieval import LabChunk, RetrieveInput, retrieve
-from garage_tools.tools.routing import LeadHeat, RouteByZipInput, RouteOutput
-from garage_tools.tools.routing.tool import route_by_zip
+from garage_tools.tools.routing import RouteOutput
 
 #: How many lab sections the answerer reads, by tier (the pro tier's retrieval depth).
 LAB_DEPTH = {Tier.PUBLIC: 5, Tier.PRO: 10}
@@ -141,12 +140,18 @@ class Composer:
                 extra["cost_range"] = self._price(reading, ctx, draft, first.key)
             draft.say(self.templates.ask_place)
             return extra
-        heat = LeadHeat.HOT if diagnosis.safety_flag else LeadHeat.WARM
-        route = await self._route(reading, ctx, symptom.key, heat)
+        # The rest is the homeowner's journey, the one place its order is written (tools/journey.py).
+        description = reading.symptom_text[-MAX_DESCRIPTION:]  # the latest words, when the context is long
+        arguments = {"description": description, "place": reading.zip, "doorSize": reading.door_size}
+        journey = await answer_homeowner(HomeownerAnswerInput.model_validate(arguments), ctx)
+        route = journey.route
         place = _place(route) if route is not None else reading.zip
         if first is not None:
-            extra["cost_range"] = self._price(
-                reading, ctx, draft, first.key, zip_code=route.location.zip if route else None
+            priced = next((found for found in journey.costs if found.issue_key == first.key), None)
+            extra["cost_range"] = (
+                self._say_price(priced, route.location.zip if route else reading.zip, draft)
+                if priced is not None
+                else self._price(reading, ctx, draft, first.key, zip_code=route.location.zip if route else None)
             )
         if route is not None:
             extra["pro"] = self._pro(route, place, draft)
@@ -214,15 +219,17 @@ class Composer:
     ) -> CostRange:
         zip_code = zip_code or reading.zip
         arguments = {"issueKey": issue_key, "doorSize": reading.door_size, "zip": zip_code}
-        found = estimate(ctx.knowledge, CostEstimateInput.model_validate(arguments))
+        return self._say_price(estimate(ctx.knowledge, CostEstimateInput.model_validate(arguments)), zip_code, draft)
+
+    def _say_price(self, found: CostEstimateOutput, zip_code: str | None, draft: Draft) -> CostRange:
+        """costEstimate's range in a sentence, for the place it was priced at."""
         where = (
             self.templates.price_where.format(place=found.region.region if found.region else zip_code)
             if zip_code is not None
             else self.templates.price_national
         )
-        cited = draft.cite(
-            cost.TOOL.name, f"Repair cost: {found.issue_name}", found.sources[0].url if found.sources else None
-        )
+        url = found.sources[0].url if found.sources else None
+        cited = draft.cite(cost.TOOL.name, f"Repair cost: {found.issue_name}", url)
         draft.say(
             self.templates.price_repair.format(
                 issue=found.issue_name, low=money(found.cost_range.min), high=money(found.cost_range.max), where=where
@@ -230,15 +237,6 @@ class Composer:
             cited,
         )
         return found.cost_range
-
-    async def _route(self, reading: Reading, ctx: ToolContext, issue: str, heat: LeadHeat) -> RouteOutput | None:
-        assert reading.zip is not None
-        try:
-            return await route_by_zip(
-                RouteByZipInput.model_validate({"zipOrLocation": reading.zip, "issue": issue, "leadHeat": heat}), ctx
-            )
-        except ServiceError:
-            return None  # an unknown ZIP code: the answer goes on without a pro
 
     def _pro(self, route: RouteOutput, place: str, draft: Draft) -> ProContact | None:
         if not route.covered or route.partner is None or route.partner_id is None:

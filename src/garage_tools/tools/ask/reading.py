@@ -33,6 +33,7 @@ class Reading:
     door_type: DoorType | None
     issue_key: str | None  # the issue the question names: its part, or the symptom's likeliest cause
     diagnosis: DiagnoseOutput  # of the question (or of the earlier context, for "how much will that cost?")
+    symptom_text: str  # the words that diagnosis is of: the question, or the earlier context
 
 
 def part_finder(knowledge: Knowledge) -> PartFinder:
@@ -44,11 +45,11 @@ def read_question(knowledge: Knowledge, cues: AskWords, args: AskInput) -> Readi
     text = args.question
     tokens = words(text)
     everything = f"{args.context or ''}\n{text}"
-    diagnosis = diagnose_text(knowledge, text)
+    diagnosis, symptom_text = diagnose_text(knowledge, text), text
     if diagnosis.symptom is None and args.context:
         earlier = diagnose_text(knowledge, args.context)
         if earlier.symptom is not None:
-            diagnosis = earlier
+            diagnosis, symptom_text = earlier, args.context
     if diagnosis.symptom is None and cues.first_person.found_in(tokens) is not None:
         # The person describes their own door in words no phrase knows: the nearest example phrasing, offline.
         diagnosis = diagnoser(knowledge).offline(text) or diagnosis
@@ -78,6 +79,7 @@ def read_question(knowledge: Knowledge, cues: AskWords, args: AskInput) -> Readi
         door_type=door_type,
         issue_key=issue_key,
         diagnosis=diagnosis,
+        symptom_text=symptom_text,
     )
 
 

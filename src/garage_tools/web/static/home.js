@@ -146,7 +146,9 @@
     if (doorSize()) body.doorSize = doorSize();
     busy(name, true);
     return ask("homeownerAnswer", body, place).then(function (answer) {
-      var shown = cards.journeyCards(answer, { place: place, photos: true, proHref: "#place", photoHref: "#photo-file" });
+      var shown = cards.journeyCards(answer, {
+        place: place, photos: true, proHref: "#place", photoHref: "#photo-file", requestBase: ""
+      });
       if (answer.diagnosis) state.diagnosis = answer.diagnosis;
       if (shown.diagnosis) show(regions.ask, [shown.diagnosis], !still && name === "ask");
       if (shown.pro) show(regions.pro, [shown.pro, otherPlaces(answer.route)], !still && name === "pro");

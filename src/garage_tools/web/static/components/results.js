@@ -181,7 +181,8 @@
      * routeByZip's answer as a card: the pro (or the nearest one), a call link and a booking link.
      * options: level, promotions (getActivePromotions answer), urgent (the diagnosis said stop using the door),
      * extra (a hook: function (route, level) returning a node to add under the pro's call and booking links,
-     * or null; e.g. a way to ask this pro to come out).
+     * or null), requestBase (where the "ask this pro to come out" form is: "" on the service's own pages, the
+     * service's origin in the widget; null for no such button), issue (the symptom key, for that form).
      */
     function partnerCard(route, options) {
       var o = options || {};
@@ -203,11 +204,22 @@
       if (partner.schedulerUrl) add(actions, link(partner.schedulerUrl, "gdr-button gdr-book", words.book));
       else if (partner.url) add(actions, link(partner.url, "gdr-button gdr-book", words.website));
       add(card, actions);
+      if (route.covered && o.requestBase !== undefined && o.requestBase !== null) {
+        add(card, add(el("p", "gdr-actions"),
+          link(requestHref(route, o.issue, o.requestBase), "gdr-button gdr-request", words.askPro)));
+      }
       if (o.extra) add(card, o.extra(route, level));
       if (o.promotions && o.promotions.promotions && o.promotions.promotions.length) {
         offersList(level, o.promotions).forEach(function (node) { add(card, node); });
       }
       return card;
+    }
+
+    /** The "ask this pro to come out" form for a routed pro (web/results.py `request_href` builds the same). */
+    function requestHref(route, issue, base) {
+      var query = "partner=" + encodeURIComponent(route.partnerId) + "&zip=" + encodeURIComponent(route.location.zip);
+      if (issue) query += "&issue=" + encodeURIComponent(issue);
+      return base + "/requests/new?" + query;
     }
 
     /** A refused place in plain words (web/home.py `plain_error` says the same without script). */
@@ -220,7 +232,7 @@
      * homeownerAnswer's answer as the cards of its two parts: {diagnosis, pro}, each an element or null.
      * The causes are priced for the routed place when there is one. options: level, place (as typed, for
      * a place that could not be read), photos (show the reference pictures), proHref and photoHref (see diagnosisCard),
-     * proExtra (partnerCard's `extra` hook).
+     * proExtra (partnerCard's `extra` hook), requestBase (partnerCard's).
      */
     function journeyCards(answer, options) {
       var o = options || {};
@@ -238,7 +250,8 @@
         }) : null,
         pro: answer.placeError ? message(placeProblem(answer.placeError, o.place))
           : route ? partnerCard(route, {
-            level: o.level, promotions: answer.promotions, extra: o.proExtra,
+            level: o.level, promotions: answer.promotions, extra: o.proExtra, requestBase: o.requestBase,
+            issue: answer.diagnosis && answer.diagnosis.symptom ? answer.diagnosis.symptom.key : null,
             urgent: !!(answer.diagnosis && answer.diagnosis.safetyFlag)
           }) : null
       };

@@ -316,7 +316,7 @@
       var region = form === askForm ? answer : proAnswer;
       busy(form, region, true);
       return ask(widget, "homeownerAnswer", body, where).then(function (reply) {
-        var shown = cards.journeyCards(reply, { level: 3, place: where });
+        var shown = cards.journeyCards(reply, { level: 3, place: where, requestBase: service });
         var location = reply.route && reply.route.location;
         var ambiguous = reply.route && reply.route.covered && location && location.ambiguous && reply.route.hint;
         if (shown.diagnosis) show(answer, [shown.diagnosis], form === askForm);
