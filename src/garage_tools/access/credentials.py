@@ -17,6 +17,7 @@ class Credentials:
     key_id: str | None = None
     error: ServiceError | None = None
     only_on: str | None = None  # the one endpoint an OAuth access token is bound to (RFC 8707)
+    plan: str | None = None  # the key's (or connected app's) own plan; None: the default plan
 
 
 ANONYMOUS = Credentials(tier=Tier.PUBLIC)

@@ -32,10 +32,8 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from garage_tools.access.body import replay
-from garage_tools.access.client_ip import rate_limit_partition
 from garage_tools.access.oauth import RESOURCE_PATH, SCOPE, OAuthService, resource_url, same_resource
 from garage_tools.access.policy import Access
-from garage_tools.access.ratelimit import Policy
 from garage_tools.errors import ServiceError
 from garage_tools.headers import RequestHeaders
 from garage_tools.surfaces.responses import error_response, json_response
@@ -43,10 +41,13 @@ from garage_tools.surfaces.responses import error_response, json_response
 PROTECTED_RESOURCE = "/.well-known/oauth-protected-resource"
 AUTHORIZATION_SERVER = "/.well-known/oauth-authorization-server"
 MAX_BODY = 8 * 1024  # a registration or token request is a few hundred bytes
-REGISTRATIONS_PER_IP = Policy.parse("oauth-register-ip", "20/hour")
+#: The rules of `access/limits.py` each endpoint counts, per client address.
+REGISTER, AUTHORIZE, TOKEN = "oauth-register", "oauth-authorize", "oauth-token"
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 #: A page telling a person why an authorization cannot go on (the pages live above this layer: app.py wires it).
 ProblemPage = Callable[[Request, str], Response]
+#: A page telling a person the service refused them for now (too many requests), with the error's status.
+RefusalPage = Callable[[Request, ServiceError], Response]
 #: Metadata is the same for every caller of one host; it moves only with the operator's base URL.
 CACHED = {"Cache-Control": "public, max-age=300"}
 
@@ -57,10 +58,22 @@ def oauth_error(code: str, description: str, status: int = 400) -> Response:
 
 
 class OAuthEndpoints:
-    def __init__(self, oauth: OAuthService, access: Access, problem_page: ProblemPage | None = None) -> None:
+    def __init__(
+        self,
+        oauth: OAuthService,
+        access: Access,
+        problem_page: ProblemPage | None = None,
+        refusal_page: RefusalPage | None = None,
+    ) -> None:
         self.oauth = oauth
         self.access = access
         self.problem_page = problem_page
+        self.refusal_page = refusal_page
+
+    async def _limited(self, rule: str, request: Request) -> ServiceError | None:
+        """The refusal when this request's address is over rule `rule`, else None (the request was counted)."""
+        decision = await self.access.count_rule(rule, self.access.client_ip(request.scope))
+        return None if decision.allowed else self.access.refused(rule, decision)
 
     def _base(self, request: Request) -> str:
         return self.access.base_url(request.scope)
@@ -105,10 +118,9 @@ class OAuthEndpoints:
 
     async def register(self, request: Request) -> Response:
         """Dynamic client registration: public clients only (PKCE, no secret); redirect URIs checked."""
-        partition = rate_limit_partition(self.access.client_ip(request.scope))
-        decision = await self.access.limiter.check(f"oauth-register:{partition}", [REGISTRATIONS_PER_IP])
-        if not decision.allowed:
-            return error_response(decision.error())
+        limited = await self._limited(REGISTER, request)
+        if limited is not None:
+            return error_response(limited)
         try:
             body = await self._body(request)
             metadata = OAuthClientMetadata.model_validate_json(body)
@@ -128,16 +140,29 @@ class OAuthEndpoints:
 
         Errors go back to the app on its redirect URI once that is known to be the app's; before that (an
         unknown app, a redirect URI it never registered) there is nobody to tell but the person, who gets a page.
+        Too many requests from one address are refused before anything is stored, on the service's own page.
         """
-        response: Response = await AuthorizationHandler(self._service(request)).handle(request)
         accept = RequestHeaders.of(request.scope).accept
+        refused = await self._limited(AUTHORIZE, request)
+        if refused is not None:
+            if self.refusal_page is not None and "text/html" in accept:
+                return self.refusal_page(request, refused)
+            return error_response(refused)
+        response: Response = await AuthorizationHandler(self._service(request)).handle(request)
         if response.status_code != 400 or self.problem_page is None or "text/html" not in accept:
             return response
         problem = orjson.loads(response.body).get("error_description") or "the request is incomplete"
         return self.problem_page(request, str(problem))
 
     async def token(self, request: Request) -> Response:
-        """Swap a code (with its PKCE verifier) or a refresh token for fresh tokens bound to `/mcp-pro`."""
+        """Swap a code (with its PKCE verifier) or a refresh token for fresh tokens bound to `/mcp-pro`.
+
+        Too many requests from one address get 429 in OAuth's error shape, with `Retry-After`."""
+        refused = await self._limited(TOKEN, request)
+        if refused is not None:
+            answer = oauth_error("temporarily_unavailable", refused.message, refused.status)
+            answer.headers.update(refused.headers)
+            return answer
         try:
             body = await self._body(request)
         except ServiceError as error:
@@ -177,9 +202,14 @@ def _form(body: bytes) -> dict[str, Any]:
         return {}
 
 
-def oauth_routes(oauth: OAuthService, access: Access, problem_page: ProblemPage | None = None) -> list[BaseRoute]:
+def oauth_routes(
+    oauth: OAuthService,
+    access: Access,
+    problem_page: ProblemPage | None = None,
+    refusal_page: RefusalPage | None = None,
+) -> list[BaseRoute]:
     """The OAuth routes, for `create_app`'s route list."""
-    endpoints = OAuthEndpoints(oauth, access, problem_page)
+    endpoints = OAuthEndpoints(oauth, access, problem_page, refusal_page)
     return [
         Route(PROTECTED_RESOURCE + RESOURCE_PATH, endpoints.resource_metadata, methods=["GET"]),
         Route(PROTECTED_RESOURCE, endpoints.resource_metadata, methods=["GET"]),

@@ -74,7 +74,12 @@ class Console:
         self.access = access
         self.store = PartnerConsoleRepository(services.database)
         self.sign_in = SignIn(
-            PortalRepository(services.database), services.limiter, services.outbox, PARTNERS, admits=self._admits
+            PortalRepository(services.database),
+            services.limiter,
+            services.outbox,
+            PARTNERS,
+            admits=self._admits,
+            limits=access.limits,
         )
         self.pages = SignInPages(
             self.sign_in,

@@ -49,7 +49,9 @@ class Portal:
         self.keys = services.keys
         self.oauth = services.oauth
         self.access = access
-        self.sign_in = SignIn(PortalRepository(services.database), services.limiter, services.outbox)
+        self.sign_in = SignIn(
+            PortalRepository(services.database), services.limiter, services.outbox, limits=access.limits
+        )
         self.pages = SignInPages(
             self.sign_in,
             access,
