@@ -113,6 +113,7 @@ def build_access(services: Services, registry: Registry) -> Access:
         addresses=ClientAddressResolver(settings.trusted_proxies),
         base_url=BaseUrl(settings, origins),
         body_timeout=settings.body_timeout_seconds,
+        usage=services.usage,
     )
 
 

@@ -20,6 +20,7 @@ from garage_tools.access.limits import Limits, Per
 from garage_tools.access.oauth import OAuthService
 from garage_tools.access.origins import OriginPolicy, origin_of
 from garage_tools.access.ratelimit import Decision, Policy, RateLimiter
+from garage_tools.access.usage import UsageCounter
 from garage_tools.errors import InvalidKey, RateLimited
 from garage_tools.headers import RequestHeaders
 
@@ -41,6 +42,7 @@ class Access:
         addresses: ClientAddressResolver,
         base_url: Callable[[Scope], str],
         body_timeout: float,
+        usage: UsageCounter | None = None,
     ) -> None:
         self.keys = keys
         self.apps = apps
@@ -51,6 +53,7 @@ class Access:
         self.addresses = addresses
         self.base_url = base_url
         self.body_timeout = body_timeout
+        self.usage = usage
         self.body_deadlines = BodyDeadlines()
 
     def client_ip(self, scope: Scope) -> str | None:
@@ -143,6 +146,8 @@ class Access:
         """
         policies, cap = self.limits.for_call(caller.plan, tool)
         decision = await self.limiter.check(caller.partition, policies, reserve=cap)
+        if caller.key_id is not None and decision.allowed and self.usage is not None:
+            self.usage.note(caller.key_id)  # a dictionary increment; written in batches (`access/usage.py`)
         if decision.reservation is not None:
             caller = replace(caller, reservation=decision.reservation)
         return decision, caller
