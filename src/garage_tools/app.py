@@ -32,6 +32,7 @@ from garage_tools.registry import Registry
 from garage_tools.services import Services, build_services
 from garage_tools.settings import Settings
 from garage_tools.surfaces.challenge import ChallengeAdvice
+from garage_tools.surfaces.chat import ASK_TOOL, ChatGate, ChatSurface, get_model, list_models, send_chat_error
 from garage_tools.surfaces.cors import OpenCors
 from garage_tools.surfaces.discovery import Discovery
 from garage_tools.surfaces.front import Service, unexpected_error
@@ -157,12 +158,19 @@ def create_app(
         )
         for path in ("/mcp", "/mcp-pro")
     ]
+    chat_gate = ObservedToolCalls(
+        ChatGate(access, registry, ChatSurface(registry, services), send_chat_error),
+        RequestMetrics("chat", [ASK_TOOL]),
+    )
     metrics = MetricsEndpoint(services.outbox, services.limiter, services.settings.metrics_token)
     routes = [
         Route("/api/v1/{tool}", ToolPages(access, registry, rest_gate), methods=["GET"]),  # a browser: a page
         Route("/api/v1/{tool}", rest_gate, methods=ANY_METHOD),
         Route("/mcp", mcp_gates[0], methods=ANY_METHOD),
         Route("/mcp-pro", mcp_gates[1], methods=ANY_METHOD),
+        Route("/v1/chat/completions", chat_gate, methods=ANY_METHOD),
+        Route("/v1/models", list_models, methods=["GET"]),
+        Route("/v1/models/{model}", get_model, methods=["GET"]),
         Route("/api/v1", discovery.index, methods=["GET"]),
         Route("/openapi.json", discovery.openapi, methods=["GET"]),
         Route("/llms.txt", discovery.llms, methods=["GET"]),

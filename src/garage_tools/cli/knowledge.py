@@ -39,6 +39,7 @@ def knowledge_check() -> None:
 )
 def knowledge_schemas(out: Path | None) -> None:
     """Write the JSON Schema of each data file (for editor validation)."""
+    from garage_tools.knowledge.ask_words import ASK_FILES
     from garage_tools.knowledge.data_files import DATA_DIR, schema_for
     from garage_tools.knowledge.directory import DIRECTORY_FILES
     from garage_tools.knowledge.labs import FRONT_MATTER_SCHEMA_FILE, LabFrontMatter
@@ -49,7 +50,14 @@ def knowledge_schemas(out: Path | None) -> None:
 
     out = out or DATA_DIR / "schemas"
     out.mkdir(parents=True, exist_ok=True)
-    for name, model in {**DATA_FILES, **DIRECTORY_FILES, **PHOTO_FILES, **PART_FILES, **PLACE_FILES}.items():
+    for name, model in {
+        **DATA_FILES,
+        **DIRECTORY_FILES,
+        **PHOTO_FILES,
+        **PART_FILES,
+        **PLACE_FILES,
+        **ASK_FILES,
+    }.items():
         target = out / name.replace(".json", ".schema.json")
         target.write_text(json.dumps(schema_for(model), indent=2) + "\n", encoding="utf-8")
         click.echo(f"wrote {target}")

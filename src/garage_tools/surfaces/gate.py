@@ -122,8 +122,11 @@ class RestGate(Gate):
     """The gate for `POST /api/v1/{tool}`: everything up to `invoke` is settled here."""
 
     async def _admit(self, scope: Scope, receive: Receive) -> Admitted:
+        return await self.admit_call(scope, receive, self.registry.get(scope["path_params"]["tool"]))
+
+    async def admit_call(self, scope: Scope, receive: Receive, tool: Tool[Any, Any]) -> Admitted:
+        """Admit a call of `tool` with a JSON object body (the chat surface admits its `ask` calls here too)."""
         access = self.access
-        tool = self.registry.get(scope["path_params"]["tool"])
         if scope["method"] != "POST":
             raise MethodNotAllowed(
                 f"{tool.name} is called with POST and a JSON object body.", headers={"Allow": "POST"}

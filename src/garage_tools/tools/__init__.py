@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from garage_tools.registry import Registry
 from garage_tools.tools import (
+    ask,
     catalog,
     cost,
     diagnose,
@@ -34,6 +35,7 @@ TOOLS = (
     retrieval.TOOL,
     vision.TOOL,
     opener.TOOL,
+    ask.TOOL,
 )
 
 

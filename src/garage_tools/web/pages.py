@@ -11,7 +11,9 @@ from starlette.responses import HTMLResponse
 
 from garage_tools import __version__
 from garage_tools.headers import RequestHeaders
+from garage_tools.languages import COOKIE, PARAMETER, SUPPORTED, choose, supported
 from garage_tools.web.results import FILTERS
+from garage_tools.web.translations import translations
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
@@ -28,14 +30,32 @@ PAGE_HEADERS = {
     "X-Frame-Options": "DENY",
 }
 
-_environment = Environment(
-    loader=FileSystemLoader(TEMPLATES),
-    autoescape=select_autoescape(["html", "xml"]),
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-_environment.globals["version"] = __version__
-_environment.filters.update(FILTERS)  # the shared result cards format as results.js does
+#: How long the switcher's choice of language is remembered.
+LANGUAGE_COOKIE_SECONDS = 365 * 24 * 3600
+
+
+def _environment(language: str) -> Environment:
+    """The templates in one language: Jinja2's i18n extension over that language's gettext catalog."""
+    environment = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=select_autoescape(["html", "xml"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
+    )
+    environment.globals.update(version=__version__, lang=language)
+    environment.filters.update(FILTERS)  # the shared result cards format as results.js does
+    environment.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
+    return environment
+
+
+_environments = {language: _environment(language) for language in SUPPORTED}
+
+
+def page_language(request: Request) -> str:
+    """The language of this page view: `?lang=`, else the remembered choice, else the browser's, else English."""
+    headers = RequestHeaders.of(request.scope)
+    return choose(request.query_params.get(PARAMETER), headers.cookies().get(COOKIE), headers.accept_language)
 
 
 def render(
@@ -46,9 +66,16 @@ def render(
     status: int = 200,
     headers: dict[str, str] | None = None,
 ) -> HTMLResponse:
-    """The page `template` rendered in the base layout, with the service's page headers."""
-    html = _environment.get_template(template).render(request=request, **(context or {}))
-    return HTMLResponse(html, status_code=status, headers={**PAGE_HEADERS, **(headers or {})})
+    """The page `template` rendered in the base layout, in the reader's language, with the service's page headers.
+
+    A `?lang=` choice is remembered in a cookie, so the next page is in the same language."""
+    language = page_language(request)
+    html = _environments[language].get_template(template).render(request=request, **(context or {}))
+    response = HTMLResponse(html, status_code=status, headers={**PAGE_HEADERS, **(headers or {})})
+    response.headers.append("Vary", "Accept-Language, Cookie")
+    if supported(request.query_params.get(PARAMETER)) == language:
+        response.set_cookie(COOKIE, language, max_age=LANGUAGE_COOKIE_SECONDS, samesite="lax", secure=False)
+    return response
 
 
 def wants_html(request: Request) -> bool:

@@ -1,0 +1,240 @@
+"""Instructions per request, in process, for the service and the bare baseline: a figure a busy machine cannot move.
+
+wrk's requests per second swing with whatever else the two cores are doing; valgrind's instruction count of
+the same work does not. This drives the ASGI apps directly (no sockets, no uvicorn: the HTTP parsing both
+servers share is left out, so these ratios are harsher than wrk's), once with no requests and once with N,
+each under `valgrind --tool=callgrind`; the difference over N is the instructions one request costs.
+
+    uv run python bench/instructions.py                      # every config, 400 requests each (a few minutes)
+    uv run python bench/instructions.py --only rest --requests 200
+    uv run python bench/instructions.py --profile rest       # where the time goes, by stage (cProfile)
+
+`--drive CONFIG N` is what valgrind runs: start the app's lifespan, send N requests, stop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import os
+import pstats
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+BODY_REST = b'{"description":"my door makes a loud bang"}'
+MCP_2026 = (
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"diagnose","arguments":{"description":"my door '
+    b'makes a loud bang"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+    b'"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}}}'
+)
+MCP_2025 = (
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"diagnose","arguments":{"description":"my door '
+    b'makes a loud bang"}}}'
+)
+JSON = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json")]
+MCP = [*JSON, (b"accept", b"application/json, text/event-stream")]
+#: config -> (app, path, headers, body)
+CONFIGS: dict[str, tuple[str, str, list[tuple[bytes, bytes]], bytes]] = {
+    "baseline": ("baseline", "/api/v1/diagnose", JSON, BODY_REST),
+    "rest": ("service", "/api/v1/diagnose", JSON, BODY_REST),
+    "mcp-2026": (
+        "service",
+        "/mcp",
+        [*MCP, (b"mcp-protocol-version", b"2026-07-28"), (b"mcp-method", b"tools/call"), (b"mcp-name", b"diagnose")],
+        MCP_2026,
+    ),
+    "mcp-2025": ("service", "/mcp", [*MCP, (b"mcp-protocol-version", b"2025-11-25")], MCP_2025),
+}
+RAISED_LIMITS = {
+    "GARAGE_TOOLS_RATE_LIMIT_PUBLIC": "1000000000/minute;1000000000/day",
+    "GARAGE_TOOLS_RATE_LIMIT_MCP_PROTOCOL": "1000000000/minute",
+    "GARAGE_TOOLS_LOG_LEVEL": "warning",
+}
+#: Which stage a function of the request path belongs to, by its qualified name (the first match wins).
+STAGES = [
+    ("validate", re.compile(r"pydantic|model_validate|parse_arguments|validate_python")),
+    ("limits", re.compile(r"ratelimit|limits\.|count_call|rate_limit|usage_cap")),
+    ("caller", re.compile(r"identify|credentials|client_ip|addresses|resolve")),
+    ("body", re.compile(r"read_body|body\.py|parse_object|orjson.loads")),
+    ("handler", re.compile(r"tools/diagnose|matcher|diagnoser")),
+    ("encode", re.compile(r"dump_json|to_json|mcp_encoding|send_json|encode")),
+    ("log+metrics", re.compile(r"observability|logging|prometheus")),
+    ("headers", re.compile(r"headers\.py|RequestHeaders")),
+]
+
+
+def build(app_name: str) -> Any:
+    if app_name == "baseline":
+        sys.path.insert(0, str(REPO))
+        from bench.baseline_app import app
+
+        return app
+    os.environ.update(RAISED_LIMITS)
+    os.environ.setdefault("GARAGE_TOOLS_DATABASE_URL", f"sqlite+aiosqlite:///{tempfile.mkdtemp()}/bench.db")
+    from garage_tools.app import create_app
+
+    return create_app()
+
+
+async def lifespan(app: Any) -> Callable[[], Any]:
+    """Start the app's lifespan; the returned coroutine function ends it."""
+    inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    started, finished = asyncio.Event(), asyncio.Event()
+
+    async def receive() -> dict[str, Any]:
+        return await inbox.get()
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"].startswith("lifespan.startup"):
+            started.set()
+        elif message["type"].startswith("lifespan.shutdown"):
+            finished.set()
+
+    task = asyncio.ensure_future(app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, receive, send))
+    await inbox.put({"type": "lifespan.startup"})
+    await started.wait()
+
+    async def stop() -> None:
+        await inbox.put({"type": "lifespan.shutdown"})
+        await finished.wait()
+        await task
+
+    return stop
+
+
+async def one_request(app: Any, path: str, headers: list[tuple[bytes, bytes]], body: bytes) -> int:
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [*headers, (b"content-length", str(len(body)).encode())],
+        "client": ("127.0.0.1", 40000),
+        "server": ("127.0.0.1", 8000),
+        "state": {},
+    }
+    sent = False
+    status = 0
+
+    async def receive() -> dict[str, Any]:
+        nonlocal sent
+        if sent:
+            await asyncio.sleep(3600)
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+
+    await app(scope, receive, send)
+    return status
+
+
+async def drive(config: str, requests: int, profile: Path | None = None) -> None:
+    app_name, path, headers, body = CONFIGS[config]
+    app = build(app_name)
+    stop = await lifespan(app) if app_name == "service" else None
+    for _ in range(20):  # warm: caches, the partner directory, first-call imports
+        assert await one_request(app, path, headers, body) == 200
+    profiler = cProfile.Profile() if profile else None
+    if profiler:
+        profiler.enable()
+    for _ in range(requests):
+        await one_request(app, path, headers, body)
+    if profiler:
+        profiler.disable()
+        profiler.dump_stats(profile)  # type: ignore[arg-type]
+    if stop is not None:
+        await stop()
+
+
+def instructions(config: str, requests: int) -> int:
+    """Total instructions of a `--drive` run under callgrind."""
+    with tempfile.TemporaryDirectory() as out:
+        done = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={out}/cg.out",
+                sys.executable,
+                __file__,
+                "--drive",
+                config,
+                str(requests),
+            ],
+            capture_output=True,
+            text=True,
+            cwd=out,
+            check=False,
+        )
+        found = re.search(r"Collected : (\d+)", done.stderr)
+        if done.returncode != 0 or not found:
+            raise SystemExit(f"{config}: valgrind run failed:\n{done.stderr[-3000:]}")
+        return int(found.group(1))
+
+
+def measure(configs: list[str], requests: int) -> dict[str, float]:
+    per_request = {}
+    for config in configs:
+        idle, busy = instructions(config, 0), instructions(config, requests)
+        per_request[config] = (busy - idle) / requests
+        print(f"{config:10s} {per_request[config] / 1e3:9.0f} k instructions per request", flush=True)
+    if "baseline" in per_request:
+        for config in configs:
+            if config != "baseline":
+                ratio = per_request["baseline"] / per_request[config]
+                print(f"{config:10s} {ratio:.2f}x the baseline's throughput (instructions)")
+    return per_request
+
+
+def stage_profile(config: str, requests: int) -> None:
+    """Where a request's time goes, by stage: each stage's own time (tottime) of its functions."""
+    with tempfile.TemporaryDirectory() as out:
+        path = Path(out) / "profile"
+        asyncio.run(drive(config, requests, path))
+        stats = pstats.Stats(str(path))
+    totals: dict[str, float] = {}
+    whole = 0.0
+    for (filename, _, name), (_, _, tottime, _, _) in stats.stats.items():  # type: ignore[attr-defined]
+        whole += tottime
+        key = f"{filename}:{name}"
+        stage = next((stage for stage, pattern in STAGES if pattern.search(key)), "framework+other")
+        totals[stage] = totals.get(stage, 0.0) + tottime
+    print(f"{config}: {whole / requests * 1e6:.0f} us per request under cProfile")
+    for stage, seconds in sorted(totals.items(), key=lambda item: -item[1]):
+        print(f"  {stage:16s} {seconds / requests * 1e6:7.1f} us  {seconds / whole:6.1%}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", help="comma-separated configs (baseline is always measured)")
+    parser.add_argument("--requests", type=int, default=400)
+    parser.add_argument("--drive", nargs=2, metavar=("CONFIG", "N"), help=argparse.SUPPRESS)
+    parser.add_argument("--profile", metavar="CONFIG", help="a cProfile breakdown by stage instead")
+    args = parser.parse_args()
+    if args.drive:
+        asyncio.run(drive(args.drive[0], int(args.drive[1])))
+        return
+    if args.profile:
+        stage_profile(args.profile, args.requests)
+        return
+    wanted = args.only.split(",") if args.only else [c for c in CONFIGS if c != "baseline"]
+    measure(["baseline", *wanted], args.requests)
+
+
+if __name__ == "__main__":
+    main()

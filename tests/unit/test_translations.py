@@ -1,0 +1,69 @@
+"""The pages' translations: every catalog complete, the template of catalogs current, the language chosen right."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+
+from garage_tools.languages import SUPPORTED, choose, from_accept_language, supported
+from garage_tools.web.translations import LOCALES, catalog_path, translations
+
+ROOT = Path(__file__).parents[2]
+SOURCE_LANGUAGE = "en"
+
+
+def template_ids() -> set[str]:
+    with (LOCALES / "messages.pot").open("rb") as source:
+        return {message.id for message in read_po(source) if message.id}
+
+
+@pytest.mark.parametrize("language", [language for language in SUPPORTED if language != SOURCE_LANGUAGE])
+def test_every_message_is_translated(language: str) -> None:
+    with catalog_path(language).open("rb") as source:
+        catalog = read_po(source, locale=language)
+    untranslated = [m.id for m in catalog if m.id and (not m.string or m.fuzzy or not all(m.string))]
+    assert untranslated == [], f"{language}: translate these in {catalog_path(language)}"
+    assert {m.id for m in catalog if m.id} == template_ids(), "run `make messages`"
+
+
+def test_the_template_of_catalogs_holds_every_marked_text() -> None:
+    method_map = [("src/garage_tools/web/**.py", "python"), ("src/garage_tools/web/templates/**.html", "jinja2")]
+    options = {"src/garage_tools/web/templates/**.html": {"extensions": "jinja2.ext.i18n"}}
+    found = {
+        message[2] if isinstance(message[2], str) else message[2][0]
+        for message in extract_from_dir(str(ROOT), method_map, options_map=options)
+    }
+    assert found == template_ids(), "text was marked or unmarked for translation: run `make messages`"
+
+
+def test_a_catalog_translates_at_run_time() -> None:
+    assert translations("es").gettext("Get help") == "Obtener ayuda"
+    assert translations("en").gettext("Get help") == "Get help"
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("es-MX,es;q=0.9,en;q=0.8", "es"),
+        ("en-US,en;q=0.9,es;q=0.8", "en"),
+        ("fr-FR,fr;q=0.9,es;q=0.5", "es"),  # the first language we have
+        ("es;q=0.2,en;q=0.9", "en"),  # q-values, not order
+        ("de,fr", None),
+        ("es;q=0", None),  # "not Spanish"
+        ("es;q=abc", None),
+        ("", None),
+    ],
+)
+def test_accept_language(header: str, expected: str | None) -> None:
+    assert from_accept_language(header) == expected
+
+
+def test_an_explicit_choice_beats_the_cookie_which_beats_the_browser() -> None:
+    assert choose("en", "es", "es") == "en"
+    assert choose(None, "es", "en") == "es"
+    assert choose("xx", None, "es-419") == "es"
+    assert choose(None, "zz", "") == "en"
+    assert supported("ES_us") == "es"
