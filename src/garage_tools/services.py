@@ -24,6 +24,8 @@ from garage_tools.registry import ToolContext, ToolData
 from garage_tools.settings import Settings
 from garage_tools.store.api_keys import ApiKeyRepository
 from garage_tools.store.database import Database
+from garage_tools.store.secret_key import secrets_key
+from garage_tools.store.webhooks import WebhookRepository
 
 if TYPE_CHECKING:
     from garage_tools.access.oauth import OAuthService
@@ -54,10 +56,17 @@ class Services:
                 refresh_seconds=self.settings.partner_refresh_seconds,
                 outbox=self.outbox,
                 knowledge=self.knowledge,
+                response_hours=self.settings.request_response_hours,
+                limit_per_contact=self.settings.request_limit_per_contact,
             ),
             models=build_models(self.settings),
             photos=self.photos,
         )
+
+    @functools.cached_property
+    def webhooks(self) -> WebhookRepository:
+        """Partners' webhook endpoints and deliveries; signing secrets sealed under the secrets key."""
+        return WebhookRepository(self.database, secrets_key(self.settings))
 
     @functools.cached_property
     def oauth(self) -> OAuthService:

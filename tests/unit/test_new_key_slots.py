@@ -7,7 +7,8 @@ import uuid
 import pytest
 
 from garage_tools.access.redis_client import RedisClient
-from garage_tools.access.tokens import new_secret, seal, secret_hash, unseal
+from garage_tools.access.tokens import new_secret, secret_hash
+from garage_tools.sealing import seal, unseal
 from garage_tools.web.portal.reveal import NewKey, NewKeySlots
 from tests.redis_keys import delete_matching
 

@@ -4,13 +4,8 @@ A URL is a request the server makes on the caller's behalf, so every hop is chec
 is sent:
 
 - `https` only, on port 443, without credentials in the URL;
-- the host is resolved here, once, and every address it resolves to must be public: not private,
-  loopback, link-local (which holds the cloud metadata service, 169.254.169.254), CGNAT
-  (100.64.0.0/10), multicast, reserved or unspecified, nor an IPv6 address that embeds one of those
-  (IPv4-mapped, NAT64, 6to4, Teredo), nor the EC2 IPv6 metadata address;
-- the connection goes to the address that was checked: the request is sent to that IP, with the
-  original name in `Host` and in TLS SNI, and the certificate is verified against the name. A DNS
-  answer that changes between check and connect (DNS rebinding) therefore changes nothing;
+- the host is resolved once and every address it resolves to must be public, and the connection goes
+  to the address that was checked (the shared guard: `garage_tools/outbound.py`);
 - redirects are followed by hand, at most `max_redirects`, and each new URL goes through all of
   the above again;
 - the response must be `image/*`, arrive within `total_timeout` seconds and be at most `max_bytes`
@@ -24,12 +19,8 @@ through `FetchPolicy`; production code uses the defaults and reads no settings.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
-import socket
 import ssl
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypeAlias
 
 import httpx
 from pydantic import Field
@@ -45,52 +36,15 @@ from garage_tools.errors import (
 )
 from garage_tools.imaging.decode import MAX_IMAGE_BYTES, DecodedImage, ImageInput, decode_bytes, decode_image
 from garage_tools.models import InputModel
+from garage_tools.outbound import IPAddress, Resolver, Unresolvable, is_public_address, pinned, resolve, system_resolver
 
-IPAddress: TypeAlias = ipaddress.IPv4Address | ipaddress.IPv6Address
-#: `resolver(host, port)` -> the addresses (as text) the host name resolves to.
-Resolver = Callable[[str, int], Awaitable[list[str]]]
+__all__ = ["FetchPolicy", "PhotoInput", "Resolver", "fetch_image", "is_public_address", "load_image"]
 
-_CGNAT = ipaddress.ip_network("100.64.0.0/10")
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
-_METADATA = frozenset({ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254")})
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _FORBIDDEN = (
     "imageUrl leads to a private, loopback, link-local or otherwise non-public address; only public HTTPS "
     "hosts are fetched. Send the photo inline as `image` instead."
 )
-
-
-async def system_resolver(host: str, port: int) -> list[str]:
-    """The operating system's resolver (getaddrinfo, run off the event loop)."""
-    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return [str(info[4][0]) for info in infos]
-
-
-def is_public_address(address: IPAddress) -> bool:
-    """Whether `address` is on the public internet: the only kind of address a caller's URL may reach."""
-    if isinstance(address, ipaddress.IPv6Address):
-        embedded: list[ipaddress.IPv4Address] = []
-        if address.ipv4_mapped is not None:
-            embedded.append(address.ipv4_mapped)
-        if address.sixtofour is not None:
-            embedded.append(address.sixtofour)
-        if address.teredo is not None:
-            embedded.extend(address.teredo)
-        if address in _NAT64:
-            embedded.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
-        if any(not is_public_address(inner) for inner in embedded):
-            return False
-    return not (
-        address in _METADATA
-        or not address.is_global
-        or address.is_private
-        or address.is_loopback
-        or address.is_link_local
-        or address.is_multicast
-        or address.is_reserved
-        or address.is_unspecified
-        or (isinstance(address, ipaddress.IPv4Address) and address in _CGNAT)
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,11 +73,7 @@ class _Hop:
     address: IPAddress
 
     def request(self, client: httpx.AsyncClient) -> httpx.Request:
-        pinned = self.url.copy_with(host=str(self.address))
-        host_header = self.url.netloc.decode("ascii")
-        extensions = {} if self.host == str(self.address) else {"sni_hostname": self.host}
-        headers = {"Host": host_header, "Accept": "image/*", "Accept-Encoding": "identity"}
-        return client.build_request("GET", pinned, headers=headers, extensions=extensions)
+        return pinned(client, "GET", self.url, self.address, {"Accept": "image/*", "Accept-Encoding": "identity"})
 
 
 class PhotoInput(InputModel):
@@ -232,15 +182,9 @@ async def _vet(url: str, policy: FetchPolicy) -> _Hop:
 
 async def _resolve(host: str, port: int, policy: FetchPolicy) -> list[IPAddress]:
     try:
-        return [ipaddress.ip_address(host)]
-    except ValueError:
-        pass  # a name, not an address literal
-    try:
-        answers = await policy.resolver(host, port)
-    except (OSError, UnicodeError):
+        return await resolve(host, port, policy.resolver)
+    except Unresolvable:
         raise ImageFetchFailed(f"The host of imageUrl ({host}) could not be resolved.") from None
-    # A scope id (fe80::1%eth0) is dropped: the address alone decides.
-    return [ipaddress.ip_address(answer.split("%", 1)[0]) for answer in answers]
 
 
 async def _body(response: httpx.Response, policy: FetchPolicy) -> bytes:

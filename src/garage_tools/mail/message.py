@@ -50,7 +50,7 @@ def new_message_id(domain: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class QueuedMail:
-    """A message a worker has claimed: its content plus what it needs to report back."""
+    """A message (or webhook delivery) a worker has claimed: its content plus what it needs to report back."""
 
     id: int
     message_id: str
@@ -62,6 +62,8 @@ class QueuedMail:
     attempts: int
     created_at: datetime
     claim_token: str
+    channel: str = "mail"  # or "webhook": then `endpoint_id` says where, `subject` is the event, `text` the body
+    endpoint_id: str | None = None
 
 
 def compose(mail: QueuedMail, sender: str) -> EmailMessage:

@@ -13,13 +13,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import and_, case, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from garage_tools.mail.message import Mail, QueuedMail, new_message_id
 from garage_tools.settings import Settings
 from garage_tools.store.database import Database
-from garage_tools.store.models import OutboxMessage
+from garage_tools.store.models import WEBHOOK_CHANNEL, OutboxMessage
 
 PENDING, SENDING, SENT, DEAD = "pending", "sending", "sent", "dead"
 STATUSES = (PENDING, SENDING, SENT, DEAD)
@@ -63,6 +63,14 @@ async def enqueue(
         )
     )
     return message_id
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What a webhook endpoint answered one delivery: its HTTP status (None: no answer) and the start of its body."""
+
+    status: int | None
+    body: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +129,8 @@ def _queued(row: OutboxMessage, token: str) -> QueuedMail:
         attempts=row.attempts,
         created_at=_aware(row.created_at),
         claim_token=token,
+        channel=row.channel,
+        endpoint_id=row.endpoint_id,
     )
 
 
@@ -145,8 +155,9 @@ class Outbox:
         async with self.database.session() as session, session.begin():
             return await self.enqueue(session, mail)
 
-    async def claim(self, limit: int, lease: timedelta) -> list[QueuedMail]:
-        """Atomically take up to `limit` due messages for one worker, leased for `lease`.
+    async def claim(self, limit: int, lease: timedelta, webhook_lease: timedelta | None = None) -> list[QueuedMail]:
+        """Atomically take up to `limit` due messages for one worker, leased for `lease` (a webhook delivery
+        for `webhook_lease`, when given: each transport's own deadline bounds how long a crash holds it).
 
         Due means pending with `next_attempt_at` passed, or sending with a lease that ran out.
         Each claim counts as an attempt, so a message that kills its worker is not retried forever.
@@ -158,8 +169,11 @@ class Outbox:
             and_(OutboxMessage.status == SENDING, OutboxMessage.claimed_until < now),
         )
         chosen = select(OutboxMessage.id).where(due).order_by(OutboxMessage.next_attempt_at, OutboxMessage.id)
+        until: object = now + lease
+        if webhook_lease is not None:
+            until = case((OutboxMessage.channel == WEBHOOK_CHANNEL, now + webhook_lease), else_=now + lease)
         take = update(OutboxMessage).values(
-            status=SENDING, claimed_until=now + lease, claim_token=token, attempts=OutboxMessage.attempts + 1
+            status=SENDING, claimed_until=until, claim_token=token, attempts=OutboxMessage.attempts + 1
         )
         async with self.database.session() as session, session.begin():
             if self.database.is_sqlite:
@@ -179,9 +193,11 @@ class Outbox:
             claimed = [_queued(row, token) for row in rows.all()]
         return sorted(claimed, key=lambda mail: mail.id)
 
-    async def mark_sent(self, mail: QueuedMail) -> bool:
-        """Record that `mail` was handed to the server. False if our lease had run out meanwhile."""
+    async def mark_sent(self, mail: QueuedMail, answer: Answer | None = None) -> bool:
+        """Record that `mail` was handed to the server (a webhook: what the endpoint `answer`ed). False if our
+        lease had run out meanwhile."""
         sent = {"status": SENT, "sent_at": self.clock(), "claimed_until": None, "claim_token": None, "last_error": None}
+        sent |= self._answered(answer)
         # Writes only, the claimed row first: on SQLite a read before the first write could meet
         # another worker's commit and fail at once instead of waiting for the lock.
         async with self.database.session() as session, session.begin():
@@ -196,9 +212,12 @@ class Outbox:
             await session.execute(update(OutboxMessage).where(OutboxMessage.id == mail.id).values(**sent))
         return False
 
-    async def mark_failed(self, mail: QueuedMail, error: str, retry_at: datetime | None) -> None:
+    async def mark_failed(
+        self, mail: QueuedMail, error: str, retry_at: datetime | None, answer: Answer | None = None
+    ) -> None:
         """Record a failed attempt: pending again from `retry_at`, or dead when `retry_at` is None."""
         values: dict[str, object] = {"last_error": error[:500], "claimed_until": None, "claim_token": None}
+        values |= self._answered(answer)
         values |= {"status": PENDING, "next_attempt_at": retry_at} if retry_at else {"status": DEAD}
         async with self.database.session() as session, session.begin():
             await session.execute(
@@ -210,6 +229,11 @@ class Outbox:
                 )
                 .values(**values)
             )
+
+    def _answered(self, answer: Answer | None) -> dict[str, object]:
+        if answer is None:
+            return {}
+        return {"last_status": answer.status, "last_response": answer.body[:500], "last_attempt_at": self.clock()}
 
     async def release(self, mails: Sequence[QueuedMail]) -> int:
         """Hand back claimed messages that were not tried (a worker stopping), uncounted and due at once."""

@@ -23,11 +23,13 @@ from datetime import timedelta
 from email.utils import parseaddr
 
 from garage_tools.mail.message import QueuedMail, compose
-from garage_tools.mail.outbox import Outbox
+from garage_tools.mail.outbox import Answer, Outbox
 from garage_tools.mail.transports import PermanentFailure, Transport, transport_from_settings
+from garage_tools.mail.webhooks import WebhookChannel, WebhookFailed
 from garage_tools.observability.metrics import count_mail_delivery
 from garage_tools.settings import Settings
 from garage_tools.store.database import Database
+from garage_tools.store.webhooks import WEBHOOK
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +89,7 @@ class MailWorker:
         rng: Callable[[], float] = random.random,
         secrets: Iterable[str] = (),
         first_retry: timedelta = BACKOFF_BASE,
+        webhooks: WebhookChannel | None = None,
     ) -> None:
         self.outbox = outbox
         self.transport = transport
@@ -99,6 +102,11 @@ class MailWorker:
         # full deadline: that is how long a crashed worker's messages wait. One per claim by default, so at the
         # defaults (SMTP timeout 30 s, a send cut off at 90 s) it is 100 s, not a batch's ten minutes.
         self.lease = lease or timedelta(seconds=batch_size * transport.deadline) + LEASE_MARGIN
+        self.webhooks = webhooks  # None: webhook rows wait for a worker that has them
+        # A webhook delivery is leased by its own deadline (15 s at the defaults), not the mail transport's.
+        self.webhook_lease = lease or (
+            timedelta(seconds=batch_size * webhooks.transport.deadline) + LEASE_MARGIN if webhooks else None
+        )
         self._rng = rng
         self.first_retry = first_retry
         self._secrets = tuple(secret for secret in secrets if secret)
@@ -108,20 +116,22 @@ class MailWorker:
     @classmethod
     def from_settings(cls, settings: Settings, database: Database) -> MailWorker:
         password = settings.smtp_password.get_secret_value() if settings.smtp_password else ""
+        outbox = Outbox.from_settings(database, settings)
         return cls(
-            Outbox.from_settings(database, settings),
+            outbox,
             transport_from_settings(settings),
             sender=settings.mail_from,
             max_attempts=settings.mail_max_attempts,
             poll_seconds=settings.mail_poll_seconds,
             secrets=[password],
             first_retry=timedelta(seconds=settings.mail_retry_seconds),
+            webhooks=WebhookChannel.from_settings(settings, database, outbox),
         )
 
     async def run_once(self, stop: asyncio.Event | None = None) -> BatchResult:
         """Claim one batch of due messages and deliver it; on `stop`, finish the message in hand
         and hand the rest back at once (instead of leaving them to the lease)."""
-        claimed = await self.outbox.claim(self.batch_size, self.lease)
+        claimed = await self.outbox.claim(self.batch_size, self.lease, self.webhook_lease)
         sent = retrying = dead = 0
         for index, mail in enumerate(claimed):
             if stop is not None and stop.is_set():
@@ -191,6 +201,8 @@ class MailWorker:
             self._task = None
 
     async def _deliver(self, mail: QueuedMail) -> str:
+        if mail.channel == WEBHOOK:
+            return await self._deliver_webhook(mail)
         if mail.attempts > self.max_attempts:
             # Only reachable when workers died holding it: don't let one message take them all down.
             await self.outbox.mark_failed(mail, "gave up: the worker stopped while sending, too often", None)
@@ -214,6 +226,40 @@ class MailWorker:
             return "retrying"
         if not await self.outbox.mark_sent(mail):
             log.warning("mail %s was sent after its lease ran out; it may be sent twice", mail.message_id)
+        return "sent"
+
+    async def _deliver_webhook(self, delivery: QueuedMail) -> str:
+        """One attempt of a webhook delivery: as for mail, plus the endpoint's answer in the log and its
+        failures counted (see `mail/webhooks.py`)."""
+        channel = self.webhooks
+        if channel is None:  # a worker built without webhooks (tests): leave it for one that has them
+            await self.outbox.mark_failed(delivery, "no webhook transport", self.outbox.clock() + BACKOFF_BASE)
+            return "retrying"
+        if delivery.attempts > channel.max_attempts:
+            await self.outbox.mark_failed(delivery, "gave up: the worker stopped while sending, too often", None)
+            return "dead"
+        try:
+            answer = await channel.transport.send(delivery)
+        except PermanentFailure as error:
+            await self.outbox.mark_failed(delivery, describe_error(error), None)
+            log.info("webhook %s is dead: %s", delivery.message_id, error)
+            return "dead"
+        except Exception as error:
+            failed = isinstance(error, WebhookFailed)
+            reason = str(error) if failed else describe_error(error, self._secrets)
+            answer = error.answer if isinstance(error, WebhookFailed) else Answer(None, "")
+            await channel.settle(delivery, ok=False)
+            if delivery.attempts >= channel.max_attempts:
+                await self.outbox.mark_failed(delivery, reason, None, answer)
+                log.warning("webhook %s is dead after %d attempts: %s", delivery.message_id, delivery.attempts, reason)
+                return "dead"
+            retry_at = self.outbox.clock() + retry_delay(delivery.attempts, self._rng, channel.first_retry)
+            await self.outbox.mark_failed(delivery, reason, retry_at, answer)
+            log.info("webhook %s attempt %d failed, retrying at %s: %s", delivery.message_id, delivery.attempts,
+                     retry_at, reason)  # fmt: skip
+            return "retrying"
+        await self.outbox.mark_sent(delivery, answer)
+        await channel.settle(delivery, ok=True)
         return "sent"
 
 

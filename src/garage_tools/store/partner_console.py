@@ -136,6 +136,23 @@ async def urgent_told_since(session: AsyncSession, partner_ids: Sequence[str], s
     return {str(partner_id): int(count) for partner_id, count in rows}
 
 
+async def told_contacts_since(
+    session: AsyncSession, partner_ids: Sequence[str], since: datetime
+) -> set[tuple[str, str]]:
+    """(partner, homeowner address) pairs of the leads recorded since `since`: a homeowner who sends the same
+    lead twice reaches the partner once (in the caller's transaction)."""
+    rows = await session.execute(
+        select(LeadEvent.partner_id, LeadEvent.contact_email)
+        .where(
+            LeadEvent.partner_id.in_(set(partner_ids)),
+            LeadEvent.created_at >= since,
+            LeadEvent.contact_email.is_not(None),
+        )
+        .distinct()
+    )
+    return {(str(partner_id), str(email)) for partner_id, email in rows}
+
+
 async def _bump_directory(session: AsyncSession, now: datetime) -> None:
     await session.execute(
         update(PartnerDirectoryState)
@@ -319,9 +336,16 @@ class PartnerConsoleRepository:
     async def _audit(
         session: AsyncSession, now: datetime, partner_id: str, actor: str, action: str, detail: dict[str, Any]
     ) -> None:
-        session.add(
-            PartnerAuditEntry(created_at=now, partner_id=partner_id, actor=actor[:320], action=action, detail=detail)
-        )
+        add_audit_entry(session, now, partner_id, actor, action, detail)
+
+
+def add_audit_entry(
+    session: AsyncSession, now: datetime, partner_id: str, actor: str, action: str, detail: dict[str, Any]
+) -> None:
+    """An audit entry of a partner, in the caller's transaction (the change and its entry stand or fall together)."""
+    session.add(
+        PartnerAuditEntry(created_at=now, partner_id=partner_id, actor=actor[:320], action=action, detail=detail)
+    )
 
 
 def _promotion(row: PartnerPromotion) -> PromotionRecord:

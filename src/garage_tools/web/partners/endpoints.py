@@ -1,4 +1,5 @@
-"""The partner console's pages at `/partners`: sign-in, leads (and their CSV), profile, promotions.
+"""The partner console's pages at `/partners`: sign-in, leads (and their CSV), profile, promotions (webhooks:
+`webhooks.py` beside this module).
 
 Handlers only translate between forms and the services: sign-in and sessions live in `web/signin.py` (the
 PARTNERS audience: only an address in the directory gets a link), their cookies, forms and confirm step in
@@ -23,6 +24,7 @@ from starlette.routing import BaseRoute, Route
 
 from garage_tools.access.policy import Access
 from garage_tools.knowledge.directory import PartnerRecord, PromotionRecord, ServiceType
+from garage_tools.mail.webhooks import EndpointRules
 from garage_tools.observability.redaction import redact_paths_in_access_log
 from garage_tools.partners.notices import report_link
 from garage_tools.services import Services
@@ -42,6 +44,7 @@ from garage_tools.web.partners.forms import (
     read_promotion,
 )
 from garage_tools.web.partners.mail import partner_link_mail
+from garage_tools.web.partners.webhooks import webhook_routes
 from garage_tools.web.signin import LINK_LIFETIME, PARTNERS, Session, SignedIn, SignIn, normalise_email
 from garage_tools.web.signin_pages import NO_STORE, SIGNED_OUT, SignInPages, as_pages
 
@@ -265,6 +268,16 @@ class Console:
         return RedirectResponse(f"{HOME}/promotions?done=saved", status_code=303)
 
     @_page
+    async def confirm_end(self, request: Request) -> Response:
+        """The page "End now" opens: it asks first, and its button posts the end."""
+        me = await self._partner(request)
+        if me is None:
+            return RedirectResponse(HOME, status_code=303)
+        promotion = await self._own_promotion(me, request.path_params["promotion_id"])
+        context = {"me": me, "section": "promotions", "offer": promotion}
+        return render(request, "partners/end_offer.html", context, headers=NO_STORE)
+
+    @_page
     async def end_promotion(self, request: Request) -> Response:
         me, _ = await self._signed_in_form(request)
         today = datetime.now(UTC).date()
@@ -329,6 +342,14 @@ class Console:
         return "a second" if seconds <= 1 else f"{seconds:g} seconds"
 
     # -- helpers --------------------------------------------------------------------------------
+
+    async def signed_in(self, request: Request) -> SignedInPartner | None:
+        """The partner signed in on this request, or None (for the console's other pages)."""
+        return await self._partner(request)
+
+    async def signed_in_form(self, request: Request) -> tuple[SignedInPartner, dict[str, str]]:
+        """A form posted by a signed-in partner, with its token checked (for the console's other pages)."""
+        return await self._signed_in_form(request)
 
     async def _partner(self, request: Request) -> SignedInPartner | None:
         return await self._partner_of(await self.pages.session(request))
@@ -405,5 +426,7 @@ def partner_routes(services: Services, access: Access) -> list[BaseRoute]:
         Route(f"{HOME}/promotions/show", console.set_opt_in, methods=["POST"]),
         Route(f"{HOME}/promotions/{{promotion_id}}", console.edit_promotion, methods=["GET"]),
         Route(f"{HOME}/promotions/{{promotion_id}}", console.update_promotion, methods=["POST"]),
+        Route(f"{HOME}/promotions/{{promotion_id}}/end", console.confirm_end, methods=["GET"]),
         Route(f"{HOME}/promotions/{{promotion_id}}/end", console.end_promotion, methods=["POST"]),
+        *webhook_routes(console, services.webhooks, EndpointRules.from_settings(services.settings)),
     ]

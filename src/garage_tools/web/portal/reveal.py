@@ -15,7 +15,8 @@ import time
 from dataclasses import dataclass
 
 from garage_tools.access.redis_client import RedisClient, RedisReplyError, RedisUnavailable
-from garage_tools.access.tokens import seal, secret_hash, unseal
+from garage_tools.access.tokens import secret_hash
+from garage_tools.sealing import seal, unseal
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,166 @@
+"""The console's Webhooks page at `/partners/webhooks`: a partner's endpoints, their delivery log, a test event.
+
+Handlers only translate: who is signed in and their forms come from the `Console` (the same session, token
+and origin rules as every console form), every read and change from `store/webhooks.py`, which scopes each
+query to the signed-in partner, and the address guard from `mail/webhooks.py`. A new endpoint's signing
+secret is shown once, in the answer to the form that added it (never stored readable, never shown again).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Protocol
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from garage_tools.mail.webhooks import EndpointRefused, EndpointRules, check_endpoint_url
+from garage_tools.store.webhooks import MAX_ENDPOINTS, Delivery, NewEndpoint, WebhookRepository
+from garage_tools.web.forms import Refused
+from garage_tools.web.pages import render
+from garage_tools.web.signin import Session
+from garage_tools.web.signin_pages import NO_STORE, as_pages
+
+PATH = "/partners/webhooks"
+EVENTS = {
+    "request.created": "New request",
+    "request.updated": "Request changed",
+    "request.cancelled": "Request cancelled",
+    "lead.inspection": "Inspection lead",
+    "endpoint.test": "Test event",
+}
+OUTCOMES = {"sent": "Delivered", "pending": "Waiting to try again", "sending": "Sending", "dead": "Gave up"}
+NOTICES = {
+    "removed": "The address is removed: nothing more is sent to it.",
+    "test": "A test event is on its way: it shows in the log below within a few seconds.",
+    "enabled": "The address is on again: new events are sent to it.",
+}
+NOT_YOURS = "There is no such address among yours."
+SAID_SHOWN = 160  # characters of an answer shown on the page (the log keeps 500)
+
+_page = as_pages("partners/message.html")
+
+
+class SignedInPartner(Protocol):
+    """Who is signed in to the console (`endpoints.SignedInPartner`)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def session(self) -> Session: ...
+
+
+class Console(Protocol):
+    """What these pages need of the console (`endpoints.Console`): its signed-in partner, and its forms."""
+
+    async def signed_in(self, request: Request) -> SignedInPartner | None: ...
+
+    async def signed_in_form(self, request: Request) -> tuple[SignedInPartner, dict[str, str]]: ...
+
+
+class WebhookPages:
+    def __init__(self, console: Console, webhooks: WebhookRepository, rules: EndpointRules) -> None:
+        self.console = console
+        self.webhooks = webhooks
+        self.rules = rules
+
+    @_page
+    async def show(self, request: Request) -> Response:
+        me = await self.console.signed_in(request)
+        if me is None:
+            return RedirectResponse("/partners", status_code=303)
+        return await self._page(request, me, notice=NOTICES.get(request.query_params.get("done", "")))
+
+    @_page
+    async def add(self, request: Request) -> Response:
+        me, form = await self.console.signed_in_form(request)
+        url = form.get("url", "").strip()
+        try:
+            await check_endpoint_url(url, self.rules)
+        except EndpointRefused as refused:
+            return await self._page(request, me, url=url, problem=str(refused), status=400)
+        added = await self.webhooks.add(me.id, url, me.session.email)
+        if added is None:
+            problem = f"You have {MAX_ENDPOINTS} addresses already: remove one first."
+            return await self._page(request, me, url=url, problem=problem, status=400)
+        return await self._page(request, me, added=added)
+
+    @_page
+    async def remove(self, request: Request) -> Response:
+        me, _ = await self.console.signed_in_form(request)
+        if not await self.webhooks.remove(me.id, request.path_params["endpoint_id"], me.session.email):
+            raise Refused(NOT_YOURS, status=404)
+        return RedirectResponse(f"{PATH}?done=removed", status_code=303)
+
+    @_page
+    async def test(self, request: Request) -> Response:
+        me, _ = await self.console.signed_in_form(request)
+        if not await self.webhooks.send_test(me.id, request.path_params["endpoint_id"], me.session.email):
+            raise Refused(NOT_YOURS, status=404)
+        return RedirectResponse(f"{PATH}?done=test#log", status_code=303)
+
+    @_page
+    async def enable(self, request: Request) -> Response:
+        me, _ = await self.console.signed_in_form(request)
+        if not await self.webhooks.enable(me.id, request.path_params["endpoint_id"], me.session.email):
+            raise Refused(NOT_YOURS, status=404)
+        return RedirectResponse(f"{PATH}?done=enabled", status_code=303)
+
+    async def _page(
+        self,
+        request: Request,
+        me: SignedInPartner,
+        *,
+        added: NewEndpoint | None = None,
+        url: str = "",
+        problem: str | None = None,
+        notice: str | None = None,
+        status: int = 200,
+    ) -> Response:
+        context: dict[str, Any] = {
+            "me": me,
+            "endpoints": await self.webhooks.endpoints(me.id),
+            "deliveries": [_delivery_view(d) for d in await self.webhooks.deliveries(me.id)],
+            "added": added,
+            "url": "".join(c for c in url if c.isprintable())[:2000],
+            "problem": problem,
+            "notice": notice,
+            "max_endpoints": MAX_ENDPOINTS,
+            "events": EVENTS,
+        }
+        return render(request, "partners/webhooks.html", context, status=status, headers=NO_STORE)
+
+
+def _delivery_view(delivery: Delivery) -> dict[str, Any]:
+    answer = f"HTTP {delivery.last_status}" if delivery.last_status is not None else None
+    return {
+        "delivery": delivery,
+        "event": EVENTS.get(delivery.event, delivery.event),
+        "outcome": OUTCOMES.get(delivery.status, delivery.status),
+        "when": _when(delivery.created_at),
+        "tried": _when(delivery.last_attempt_at) if delivery.last_attempt_at else None,
+        "answer": answer,
+        "said": _shortened(delivery.last_response or (delivery.last_error if delivery.last_status is None else "")),
+    }
+
+
+def _shortened(text: str | None, limit: int = SAID_SHOWN) -> str | None:
+    return text if not text or len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _when(moment: datetime) -> str:
+    return moment.strftime("%b %d, %H:%M UTC")
+
+
+def webhook_routes(console: Console, webhooks: WebhookRepository, rules: EndpointRules) -> list[BaseRoute]:
+    """The Webhooks page's routes, for the console's route list."""
+    pages = WebhookPages(console, webhooks, rules)
+    return [
+        Route(PATH, pages.show, methods=["GET"]),
+        Route(PATH, pages.add, methods=["POST"]),
+        Route(f"{PATH}/{{endpoint_id}}/remove", pages.remove, methods=["POST"]),
+        Route(f"{PATH}/{{endpoint_id}}/test", pages.test, methods=["POST"]),
+        Route(f"{PATH}/{{endpoint_id}}/enable", pages.enable, methods=["POST"]),
+    ]
