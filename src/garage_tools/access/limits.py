@@ -47,6 +47,8 @@ RULES: tuple[Rule, ...] = (
     Rule("pro", "rate_limit_pro", "Tool calls", Per.PLAN),
     Rule("photos-public", "rate_limit_photos_public", "Photos the photo check analyses", Per.PLAN),
     Rule("photos-pro", "rate_limit_photos_pro", "Photos the photo check analyses", Per.PLAN),
+    Rule("service-requests-public", "rate_limit_service_requests_public", "Service requests sent to pros", Per.PLAN),
+    Rule("service-requests-pro", "rate_limit_service_requests_pro", "Service requests sent to pros", Per.PLAN),
     Rule("mcp", "rate_limit_mcp_protocol", "MCP handshakes and listings (tool calls count apart)", Per.ADDRESS),
     Rule("bad-keys", "rate_limit_bad_keys", "Invalid API keys sent (then keyed calls wait)", Per.ADDRESS),
     Rule("sign-in-ip", "rate_limit_sign_in_ip", "Sign-in links asked for (developers and partners)", Per.ADDRESS),
@@ -55,7 +57,6 @@ RULES: tuple[Rule, ...] = (
     Rule("oauth-authorize", "rate_limit_oauth_authorize", "AI apps asking to connect (OAuth)", Per.ADDRESS),
     Rule("oauth-token", "rate_limit_oauth_token", "Connected apps' token requests (OAuth)", Per.ADDRESS),
     # Slots for the limits still to come, one entry each (and a setting), e.g.:
-    #   Rule("service-requests", "rate_limit_service_requests", "Service requests sent", Per.ADDRESS),
     #   Rule("service-requests-contact", "rate_limit_service_requests_contact", "…", Per.EMAIL),
     #   Rule("ask", "rate_limit_ask", "Questions asked", Per.ADDRESS),
 )
@@ -75,12 +76,21 @@ class Plan:
 
 
 #: Callers without a key: per client address.
-PUBLIC = Plan("public", "Public (no key)", Per.ADDRESS, "public", {"photos": "photos-public"}, "free, no sign-up")
+PUBLIC = Plan(
+    "public",
+    "Public (no key)",
+    Per.ADDRESS,
+    "public",
+    {"photos": "photos-public", "service-requests": "service-requests-public"},
+    "free, no sign-up",
+)
+#: The usage caps of a key's plan (the pro rules).
+_PRO_CAPS = {"photos": "photos-pro", "service-requests": "service-requests-pro"}
 
 #: The plans a key or a connected app may be on (`garage-tools keys plan`); the first is the usual default.
 PLANS: tuple[Plan, ...] = (
-    Plan("beta", "Beta key", Per.ADDRESS, "pro", {"photos": "photos-pro"}, "free during the beta; no payment card"),
-    Plan("team", "Team key", Per.KEY, "pro", {"photos": "photos-pro"}, "by arrangement: each key has its own count"),
+    Plan("beta", "Beta key", Per.ADDRESS, "pro", _PRO_CAPS, "free during the beta; no payment card"),
+    Plan("team", "Team key", Per.KEY, "pro", _PRO_CAPS, "by arrangement: each key has its own count"),
 )
 
 

@@ -30,6 +30,12 @@ class LimitSettings(BaseSettings):
     rate_limit_photos_pro: str = Field(
         default="100/day", description="Photos the photo check analyses with an API key (counted as its plan says)."
     )
+    rate_limit_service_requests_public: str = Field(
+        default="10/day", description="Service requests (requestService) sent per client IP without a key."
+    )
+    rate_limit_service_requests_pro: str = Field(
+        default="200/day", description="Service requests sent with an API key (counted as its plan says)."
+    )
     rate_limit_mcp_protocol: str = Field(
         default="600/minute",
         description="MCP handshakes and listings (initialize, tools/list, ping) per client IP; tool calls count apart.",
