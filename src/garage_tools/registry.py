@@ -9,7 +9,6 @@ rules below (credentials, tiers, validation) cannot drift apart between surfaces
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -22,10 +21,10 @@ from garage_tools.access.limits import UsageCap
 from garage_tools.errors import (
     AuthRequired,
     FieldProblem,
-    InternalError,
     InvalidArguments,
     ServiceError,
     UnknownTool,
+    incident,
 )
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.photos import PhotoLibrary, packaged_photo_library
@@ -225,11 +224,7 @@ async def _run(tool: Tool[Any, Any], arguments: Mapping[str, Any], context: Tool
     except ServiceError:
         raise
     except Exception:
-        incident = uuid.uuid4().hex[:12]
-        log.exception("tool %s failed (incident %s)", tool.name, incident)
-        raise InternalError(
-            f"{tool.name} failed unexpectedly; the incident is logged as {incident}. Please try again later."
-        ) from None
+        raise incident(log, f"tool {tool.name}") from None
     return result
 
 

@@ -23,6 +23,7 @@ from garage_tools.access.ratelimit import Decision, Policy, RateLimiter
 from garage_tools.access.usage import UsageCounter
 from garage_tools.errors import InvalidKey, RateLimited
 from garage_tools.headers import RequestHeaders
+from garage_tools.inputs import check_body
 
 _TIER_NAMES = {tier: tier.value for tier in Tier}  # enum attribute access is slow on the hot path
 
@@ -114,14 +115,17 @@ class Access:
         return credentials
 
     async def read_body(self, receive: Receive, headers: RequestHeaders, limit: int) -> bytes:
-        """The request body, refused over `limit` bytes or slower than the body timeout (`access/body.py`)."""
-        return await read_body(
+        """The request body, refused over `limit` bytes or slower than the body timeout (`access/body.py`),
+        or holding a character the service cannot keep (`inputs.py`)."""
+        body = await read_body(
             receive,
             declared_length=headers.content_length,
             limit=limit,
             seconds=self.body_timeout,
             deadlines=self.body_deadlines,
         )
+        check_body(body, headers.content_type)
+        return body
 
     async def rate_limit(self, caller: Caller, policies: Sequence[Policy]) -> Decision:
         return await self.limiter.check(caller.partition, policies)

@@ -4,6 +4,8 @@ Two filters: `RedactSecretPaths` on uvicorn's access logger cuts paths that carr
 sign-in token, a report's only key); `RedactSecrets`, on the handlers `serve` configures, masks
 what must never be written anywhere: API keys, bearer tokens, challenge and sign-in tokens,
 passwords and e-mail addresses, whether they sit in a message, in its arguments or in a traceback.
+It also cuts the access line's path and query to `MAX_LOGGED` characters (after masking, so a cut
+never leaves half a secret readable).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import re
 from typing import Literal
 
 REDACTED = "[redacted]"
+MAX_LOGGED = 512  # of a path and query in the access line
 EMAIL_MASK = "[email]"
 _secret_path_prefixes: set[str] = set()
 _KEY = re.compile(r"(svc_live_)[A-Za-z0-9]+")
@@ -57,6 +60,12 @@ def redact(text: str) -> str:
     return text
 
 
+def cut(text: str, limit: int = MAX_LOGGED) -> str:
+    """`text` at most `limit` characters and a note of how many more there were: a client chooses the length of
+    its path and query, and would otherwise choose how much log each request writes."""
+    return text if len(text) <= limit else f"{text[:limit]}…[{len(text) - limit} more]"
+
+
 def _mask_address(match: re.Match[str]) -> str:
     if match["scheme"]:  # a URL's login: an address used as its user name is still masked
         user = _EMAIL.sub(EMAIL_MASK, match["user"])
@@ -74,7 +83,7 @@ class RedactSecrets(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> Literal[True]:
         if record.name == "uvicorn.access" and isinstance(record.args, tuple):
-            record.args = tuple(redact(arg) if isinstance(arg, str) else arg for arg in record.args)
+            record.args = tuple(cut(redact(arg)) if isinstance(arg, str) else arg for arg in record.args)
         elif record.args:
             try:
                 message = record.getMessage()

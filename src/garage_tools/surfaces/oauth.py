@@ -7,8 +7,9 @@
 - `POST /register` (RFC 7591), `GET /authorize`, `POST /token`, `POST /revoke` (RFC 7009).
 
 This module only translates HTTP: the rules are `access/oauth.py`, the person's part (sign-in and consent)
-is the portal's (`web/portal/connect.py`). The SDK's authorize and token handlers run over our `OAuthService`
-(registration and revocation are ours: the SDK's assume confidential clients); bodies are read first through
+is the portal's (`web/portal/connect.py`). The SDK's token handler runs over our `OAuthService`
+(authorization, registration and revocation are ours: the SDK's redirects errors to any registered URI and
+assume confidential clients); bodies are read first through
 the access policy's bounded reader, as every body is. Errors here answer in OAuth's own shape
 (`{"error": "invalid_grant", "error_description": …}`, RFC 6749 §5.2), which OAuth clients parse; the
 service's envelope is kept for refusals before OAuth (too large, too slow, too many).
@@ -20,19 +21,18 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl
 
-import orjson
-from mcp.server.auth.handlers.authorize import AuthorizationHandler
 from mcp.server.auth.handlers.token import TokenHandler
 from mcp.server.auth.middleware.client_auth import ClientAuthenticator
 from mcp.server.auth.provider import RegistrationError
 from mcp.shared.auth import OAuthClientMetadata, OAuthMetadata, ProtectedResourceMetadata
 from pydantic import ValidationError
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from garage_tools.access.body import replay
 from garage_tools.access.oauth import RESOURCE_PATH, SCOPE, OAuthService, resource_url, same_resource
+from garage_tools.access.oauth_requests import AuthorizationProblem, parameters
 from garage_tools.access.policy import Access
 from garage_tools.errors import ServiceError
 from garage_tools.headers import RequestHeaders
@@ -119,7 +119,7 @@ class OAuthEndpoints:
     async def register(self, request: Request) -> Response:
         """Dynamic client registration: public clients only (PKCE, no secret); redirect URIs checked."""
         limited = await self._limited(REGISTER, request)
-        if limited is not None:
+        if limited is not None:  # an API key changes nothing here: registrations are counted per address
             return error_response(limited)
         try:
             body = await self._body(request)
@@ -136,23 +136,30 @@ class OAuthEndpoints:
         return json_response(information.model_dump(mode="json", exclude_none=True), 201, NO_STORE)
 
     async def authorize(self, request: Request) -> Response:
-        """Check the request (client, redirect URI, PKCE, scope, resource) and send the person to consent.
+        """Check the whole request (client, redirect URI, PKCE, scope, resource, every length) and send the person
+        to consent; nothing is stored before that.
 
-        Errors go back to the app on its redirect URI once that is known to be the app's; before that (an
-        unknown app, a redirect URI it never registered) there is nobody to tell but the person, who gets a page.
-        Too many requests from one address are refused before anything is stored, on the service's own page.
+        A request that fails a check is answered here, never on the app's redirect URI: anyone can register
+        one, so sending errors there would make this an open redirect (RFC 9700 §4.11.2). A person gets the
+        service's page, a program OAuth's JSON error. The app hears back once the person has decided. Too many
+        requests from one address are refused before anything is stored, on the service's own page too.
         """
-        accept = RequestHeaders.of(request.scope).accept
+        accept = RequestHeaders.of(request.scope).accept or ""
         refused = await self._limited(AUTHORIZE, request)
         if refused is not None:
             if self.refusal_page is not None and "text/html" in accept:
                 return self.refusal_page(request, refused)
             return error_response(refused)
-        response: Response = await AuthorizationHandler(self._service(request)).handle(request)
-        if response.status_code != 400 or self.problem_page is None or "text/html" not in accept:
-            return response
-        problem = orjson.loads(response.body).get("error_description") or "the request is incomplete"
-        return self.problem_page(request, str(problem))
+        service = self._service(request)
+        try:
+            query = parameters(request.scope.get("query_string", b""))
+            checked = await service.authorization_request(query)
+        except AuthorizationProblem as problem:
+            if self.problem_page is not None and "text/html" in accept:
+                return self.problem_page(request, problem.description)
+            return oauth_error(problem.error, problem.description)
+        consent = await service.authorize(checked.client, checked.params)
+        return RedirectResponse(consent, status_code=302, headers=NO_STORE)
 
     async def token(self, request: Request) -> Response:
         """Swap a code (with its PKCE verifier) or a refresh token for fresh tokens bound to `/mcp-pro`.

@@ -53,7 +53,11 @@ class Portal:
         self.usage = services.usage
         self.access = access
         self.sign_in = SignIn(
-            PortalRepository(services.database), services.limiter, services.outbox, limits=access.limits
+            PortalRepository(services.database),
+            services.limiter,
+            services.outbox,
+            limits=access.limits,
+            background=services.background,
         )
         self.pages = SignInPages(
             self.sign_in,
@@ -100,7 +104,7 @@ class Portal:
             }
             return self.pages.with_form_token(request, "portal/sign_in.html", context, status=400)
         confirm = f"{self.pages.base_url(request)}{CONFIRM_PATH}"
-        await self.sign_in.request_link(
+        self.sign_in.request_link_later(
             email,
             self.access.client_ip(request.scope),
             lambda token: magic_link_mail(email, confirm + token),
