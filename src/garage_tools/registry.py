@@ -26,6 +26,7 @@ from garage_tools.errors import (
     UnknownTool,
     incident,
 )
+from garage_tools.key_format import EXAMPLE
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.photos import PhotoLibrary, packaged_photo_library
 from garage_tools.mail.outbox import Outbox
@@ -90,6 +91,9 @@ class ToolContext:
     base_url: str
     data: ToolData | None = None
     idempotency_key: str | None = None
+    #: The caller's languages, most preferred first (two-letter codes from Accept-Language): a hint for tools
+    #: that answer in words (diagnose reads the language from the text itself and uses these on a tie).
+    languages: tuple[str, ...] = ()
 
 
 Handler = Callable[[InT, ToolContext], Awaitable[OutT]]
@@ -156,7 +160,7 @@ def authorize(tool: Tool[Any, Any], caller: Caller) -> None:
     caller.refuse_bad_credential()
     if tool.auth is AuthPolicy.BEARER and caller.tier is not Tier.PRO:
         raise AuthRequired(
-            f"{tool.name} requires an API key. Send 'Authorization: Bearer svc_live_…'; "
+            f"{tool.name} requires an API key. Send 'Authorization: Bearer {EXAMPLE}'; "
             "keys are free during the beta (see /developers)."
         )
 

@@ -7,7 +7,7 @@ the `/mcp-pro` resource (RFC 8707) with the one scope `pro`.
 
 Tokens are opaque, like API keys: `svc_at_` / `svc_rt_` and 256 random bits, only their SHA-256 stored
 (`access/tokens.py`). An access token lives an hour and is the developer's pro identity exactly as a
-`svc_live_` key is: the same gate, limits and key cache (so a revocation in another process takes effect
+API key is: the same gate, limits and key cache (so a revocation in another process takes effect
 within the key cache time). A refresh token lives 90 days and is rotated on every use; presenting a spent
 one (or a spent code) revokes the whole grant, since one of the two parties holding it is not the client,
 except within `REFRESH_GRACE` of its use: a client that retried after a timeout gets the same new tokens.

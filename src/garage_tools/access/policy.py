@@ -24,6 +24,7 @@ from garage_tools.access.usage import UsageCounter
 from garage_tools.errors import InvalidKey, RateLimited
 from garage_tools.headers import RequestHeaders
 from garage_tools.inputs import check_body
+from garage_tools.key_format import EXAMPLE
 
 _TIER_NAMES = {tier: tier.value for tier in Tier}  # enum attribute access is slow on the hot path
 
@@ -69,7 +70,7 @@ class Access:
         if credentials.only_on is not None and f"/{surface}" != credentials.only_on:
             message = (
                 f"This access token was issued for {credentials.only_on} only (the OAuth resource it names). "
-                "Elsewhere, send an API key: 'Authorization: Bearer svc_live_…'."
+                f"Elsewhere, send an API key: 'Authorization: Bearer {EXAMPLE}'."
             )
             credentials = Credentials(tier=Tier.PUBLIC, error=InvalidKey(message))
         plan = self.limits.plan(credentials.plan, credentials.tier)

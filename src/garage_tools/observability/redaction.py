@@ -14,11 +14,13 @@ import logging
 import re
 from typing import Literal
 
+from garage_tools.key_format import PREFIX
+
 REDACTED = "[redacted]"
 MAX_LOGGED = 512  # of a path and query in the access line
 EMAIL_MASK = "[email]"
 _secret_path_prefixes: set[str] = set()
-_KEY = re.compile(r"(svc_live_)[A-Za-z0-9]+")
+_KEY = re.compile(f"({re.escape(PREFIX)})[A-Za-z0-9]+")
 # `name: value`, `name=value`, `"name": "value"`, with a Bearer/Basic scheme kept in the masked part.
 _NAMED = re.compile(
     r"((?:challenge_?token|token|secret|password|passwd|api_?key|authorization|csrf)[\"']?\s*[:=]\s*[\"']?)"
@@ -50,7 +52,7 @@ def redact(text: str) -> str:
     if any(name in lowered for name in _NAMES):
         text = _NAMED.sub(rf"\1{REDACTED}", text)
         text = _BEARER.sub(rf"\1{REDACTED}", text)
-    if "svc_live_" in text:
+    if PREFIX in text:
         text = _KEY.sub(rf"\1{REDACTED}", text)
     if "@" in text or "%40" in text:
         text = _ADDRESS_OR_URL_LOGIN.sub(_mask_address, text)

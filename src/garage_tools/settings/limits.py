@@ -54,10 +54,10 @@ class LimitSettings(BaseSettings):
         default="20/hour", description="OAuth client registrations (`POST /register`) per client IP."
     )
     rate_limit_oauth_authorize: str = Field(
-        default="60/hour", description="OAuth authorization requests (`GET /authorize`) per client IP."
+        default="60/minute", description="OAuth authorization requests (`GET /authorize`) per client IP."
     )
     rate_limit_oauth_token: str = Field(
-        default="120/hour", description="OAuth token requests (`POST /token`: codes and refreshes) per client IP."
+        default="300/minute", description="OAuth token requests (`POST /token`: codes and refreshes) per client IP."
     )
     default_plan: str = Field(
         default="beta",

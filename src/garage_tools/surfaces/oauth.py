@@ -131,8 +131,8 @@ class OAuthEndpoints:
             return oauth_error("invalid_client_metadata", problems[:500])
         try:
             information = await self.oauth.register(metadata)
-        except RegistrationError as refused:
-            return oauth_error(refused.error, refused.error_description or refused.error)
+        except RegistrationError as problem:
+            return oauth_error(problem.error, problem.error_description or problem.error)
         return json_response(information.model_dump(mode="json", exclude_none=True), 201, NO_STORE)
 
     async def authorize(self, request: Request) -> Response:

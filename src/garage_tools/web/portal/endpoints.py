@@ -18,6 +18,7 @@ from starlette.routing import BaseRoute, Route
 from garage_tools.access.oauth import CONSENT_PATH
 from garage_tools.access.policy import Access
 from garage_tools.access.redis_client import RedisClient
+from garage_tools.key_format import PREFIX
 from garage_tools.mail.transports import writes_files
 from garage_tools.observability.redaction import redact_paths_in_access_log
 from garage_tools.registry import Registry
@@ -215,7 +216,7 @@ class Portal:
         revoked = next((key for key in keys if key.id == revoked_id and not key.active), None)
         notice = None
         if revoked is not None:
-            notice = f"The key “{revoked.name}” (svc_live_{revoked.id}…) is revoked: it no longer works anywhere."
+            notice = f"The key “{revoked.name}” ({PREFIX}{revoked.id}…) is revoked: it no longer works anywhere."
         elif disconnected:
             notice = connect.DISCONNECTED
         limits = self.access.limits
