@@ -146,7 +146,7 @@ def start_server(workdir: Path, extra_env: dict[str, str] | None = None) -> Live
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60  # generous: a loaded 2-core CI machine starts workers slowly
+    deadline = time.monotonic() + 180  # generous: a loaded 2-core machine took over 60 s to import the app
     while True:
         try:
             if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:

@@ -28,11 +28,13 @@ from garage_tools.lifetime import keep_for_life
 from garage_tools.mail import mail_worker_running
 from garage_tools.observability.metrics import RequestMetrics, worker_metrics
 from garage_tools.observability.middleware import ObservedToolCalls, RequestIds
+from garage_tools.partners.requests import sweeping
 from garage_tools.registry import Registry
 from garage_tools.services import Services, build_services
 from garage_tools.settings import Settings
 from garage_tools.surfaces.challenge import ChallengeAdvice
 from garage_tools.surfaces.chat import ASK_TOOL, ChatGate, ChatSurface, get_model, list_models, send_chat_error
+from garage_tools.surfaces.compression import Compression
 from garage_tools.surfaces.cors import OpenCors
 from garage_tools.surfaces.discovery import Discovery
 from garage_tools.surfaces.front import Service, unexpected_error
@@ -44,6 +46,7 @@ from garage_tools.surfaces.rest import RestSurface
 from garage_tools.surfaces.scrape import MetricsEndpoint
 from garage_tools.surfaces.urls import BaseUrl
 from garage_tools.tools import build_registry
+from garage_tools.web.about import Contact, about_routes
 from garage_tools.web.docs import docs_routes
 from garage_tools.web.home import home_routes
 from garage_tools.web.inspection import inspection_routes
@@ -53,6 +56,7 @@ from garage_tools.web.partners import partner_routes
 from garage_tools.web.photos import photo_routes
 from garage_tools.web.portal import connect, portal_routes
 from garage_tools.web.privacy import privacy_routes
+from garage_tools.web.service_requests import request_routes
 from garage_tools.web.styles import style_routes
 from garage_tools.web.tool_page import ToolPages
 from garage_tools.web.widget import widget_routes
@@ -142,6 +146,9 @@ def create_app(
                 for manager in mcp.session_managers():
                     await stack.enter_async_context(manager.run())
                 await stack.enter_async_context(mail_worker_running(services.settings, services.database))
+                await stack.enter_async_context(
+                    sweeping(services.tool_data.partners.requests, services.settings.request_sweep_seconds)
+                )
                 directory = services.tool_data.partners.directory
                 await directory.places()  # the US places: a few ms
                 keep_for_life(collect_first=True)  # the knowledge, indexes, schemas and places loaded so far
@@ -182,6 +189,7 @@ def create_app(
         Route("/docs", discovery.docs, methods=["GET"]),
         Route("/challenge", ChallengeAdvice(access).advise, methods=["GET"]),
         *privacy_routes(services.settings),
+        *about_routes(services.settings),
         Route("/healthz", discovery.health, methods=["GET"]),
         Route("/readyz", discovery.ready, methods=["GET"]),
         Route("/metrics", metrics.scrape, methods=["GET"]),
@@ -191,6 +199,7 @@ def create_app(
         *portal_routes(services, access, registry),
         *oauth_routes(services.oauth, access, connect.problem_page),
         *inspection_routes(services, access),
+        *request_routes(services, access, registry),
         *partner_routes(services, access),
         *lab_routes(services, access),
         *photo_routes(services.photos),
@@ -209,6 +218,8 @@ def create_app(
         wrap=with_cors,
         mcp_host_allowed=access.origins.mcp_host_allowed,
     )
+    app.wrap_everything(Compression)
     app.state.services = services
+    app.state.contact = Contact.of(services.settings)  # every page's footer shows it (web/pages.py)
     app.state.registry = registry
     return app

@@ -281,6 +281,27 @@ class ImageUrlNotImage(ImageRejected):
     code = "image_url_not_image"
 
 
+# -- service requests (requestService) ----------------------------------------------------------
+
+
+class ConsentRequired(ServiceError):
+    """A service request without the homeowner's consent to share their contact details with the pro."""
+
+    code = "consent_required"
+
+
+class UnknownPartner(ServiceError):
+    """A partner id that is not in the directory (or no longer active)."""
+
+    code = "unknown_partner"
+
+
+class PartnerNotServing(ServiceError):
+    """A partner that does not serve the ZIP code the request is for."""
+
+    code = "partner_not_serving"
+
+
 #: Every error class, for documentation and the OpenAPI description.
 ALL_ERRORS: tuple[type[ServiceError], ...] = (
     InvalidJson,
@@ -317,4 +338,7 @@ ALL_ERRORS: tuple[type[ServiceError], ...] = (
     ImageUrlForbidden,
     ImageFetchFailed,
     ImageUrlNotImage,
+    ConsentRequired,
+    UnknownPartner,
+    PartnerNotServing,
 )

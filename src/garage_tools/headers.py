@@ -20,7 +20,7 @@ _OWS = b" \t"
 _READ = frozenset({
     b"host", b"content-type", b"content-length", b"accept", b"authorization", b"origin", b"x-request-id",
     b"idempotency-key", b"access-control-request-method", b"forwarded", b"x-forwarded-for", b"sec-fetch-site",
-    b"if-none-match", b"if-modified-since", b"cookie", b"accept-language",
+    b"if-none-match", b"if-modified-since", b"cookie", b"accept-encoding", b"accept-language",
 })  # fmt: skip
 
 
@@ -43,6 +43,7 @@ class RequestHeaders:
     if_none_match: str = ""
     if_modified_since: str | None = None
     cookie: str = ""
+    accept_encoding: str = ""
     accept_language: str = ""  # every `Accept-Language` value, joined (languages.py reads it)
     mcp: dict[str, list[str]] = field(default_factory=dict)  # mcp-protocol-version, mcp-method, mcp-name, ...
     mcp_param: bool = False  # any `Mcp-Param-*` header
@@ -98,6 +99,8 @@ class RequestHeaders:
                 headers.if_none_match = f"{headers.if_none_match},{value}" if headers.if_none_match else value
             elif raw_name == b"if-modified-since":
                 headers.if_modified_since = value
+            elif raw_name == b"accept-encoding":
+                headers.accept_encoding = f"{headers.accept_encoding},{value}" if headers.accept_encoding else value
             elif raw_name == b"accept-language":
                 headers.accept_language = f"{headers.accept_language},{value}" if headers.accept_language else value
             elif raw_name == b"cookie":

@@ -55,6 +55,8 @@ class Services:
                 refresh_seconds=self.settings.partner_refresh_seconds,
                 outbox=self.outbox,
                 knowledge=self.knowledge,
+                response_hours=self.settings.request_response_hours,
+                limit_per_contact=self.settings.request_limit_per_contact,
             ),
             models=build_models(self.settings),
             photos=self.photos,

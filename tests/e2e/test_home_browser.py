@@ -174,7 +174,7 @@ def test_a_zip_code_gives_a_pro_to_call_with_offers_and_local_prices(phone: Visi
     assert card.locator(".gdr-partner-urgent").inner_text() == WORDS["proUrgent"]  # hot: the door is unsafe
     assert "$40 off a full tune-up" in card.locator(".gdr-offers").inner_text()
     # The causes are priced again for the place once it is known: that answer arrives after the pro's card.
-    local = "no local prices for Saint George, UT yet"
+    local = "typical near Saint George, UT"
     phone.page.wait_for_function(
         """(local) => {
             const costs = [...document.querySelectorAll("#answer .gdr-cost-basis")];

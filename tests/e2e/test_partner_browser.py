@@ -68,13 +68,8 @@ def test_a_broken_spring_in_84770_reaches_its_partner_who_answers_with_an_offer(
     assert card.locator(".gdr-partner-name").inner_text() == "Dixie Door & Spring"
     assert OFFER not in card.inner_text()
     homeowner.close()
-    started = time.monotonic()
-    notice = newest_mail(server, DIXIE, "partner_lead")
-    assert time.monotonic() - started < 5  # within seconds
-    assert "Where: ZIP 84770" in notice and "How soon: urgent" in notice
-    assert "did not share contact details" in notice
 
-    # Another homeowner in 84770 sends an inspection and agrees that the pro may contact them.
+    # Another homeowner in 84770 sends an inspection and agrees that the pro may contact them: a lead.
     body = {
         "recipient": {"email": "sam.rivera@example.com", "zip": "84770", "name": "Sam Rivera"},
         "consent": {"marketing": False, "contactShare": True},
@@ -82,6 +77,12 @@ def test_a_broken_spring_in_84770_reaches_its_partner_who_answers_with_an_offer(
     }
     report = httpx.post(f"{server.url}/api/v1/submitInspection", json=body, timeout=15).json()
     assert report["nextStep"]["localPro"]["name"] == "Dixie Door & Spring"
+    started = time.monotonic()
+    notice = newest_mail(server, DIXIE, "partner_lead")
+    assert time.monotonic() - started < 5  # within seconds
+    assert "Where: ZIP 84770" in notice and "How soon: urgent" in notice and "Sam Rivera" in notice
+    # The search before it was a referral, not a lead: it sent the partner nothing.
+    assert server.query("SELECT count(*) FROM outbox WHERE kind = 'partner_lead'") == [(1,)]
 
     console = re.search(r"http://\S+/partners\b", notice)
     assert console
@@ -99,10 +100,10 @@ def test_a_broken_spring_in_84770_reaches_its_partner_who_answers_with_an_offer(
     partner.get_by_role("heading", name="Your leads").wait_for()
 
     leads = partner.locator("ol.leads > li")
-    assert leads.count() == 2
-    newest, first = leads.nth(0).inner_text(), leads.nth(1).inner_text()
+    assert leads.count() == 1  # the search is not a lead
+    newest = leads.nth(0).inner_text()
     assert "Sam Rivera" in newest and "sam.rivera@example.com" in newest and "Inspection report" in newest
-    assert "Did not share contact details" in first and "84770" in first and "Urgent" in first
+    assert "84770" in newest and "Urgent" in newest
     check(partner)
     partner.screenshot(path=str(DESKTOP_SHOT), full_page=True)
 
@@ -178,4 +179,49 @@ def test_the_console_by_keyboard_alone(browser: Any, server: LiveServer) -> None
     page.get_by_text("Your offer is saved.").wait_for()
     assert "Keyboard special" in page.locator("ul.offers").inner_text()
     assert "10% off" in page.locator("ul.offers").inner_text()
+    context.close()
+
+
+def test_the_console_shows_its_id_focuses_problems_and_asks_before_ending_an_offer(
+    browser: Any, server: LiveServer
+) -> None:
+    context = browser.new_context(viewport=PHONE, extra_http_headers={"X-Forwarded-For": "198.51.100.203"})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(f"{server.url}/partners")
+    page.locator("#email").fill(DIXIE)
+    page.locator("#email").press("Enter")
+    page.get_by_role("heading", name="Check your inbox").wait_for()
+    link = re.search(r"http://\S+/partners/confirm/\S+", newest_mail(server, DIXIE, "partner_link"))
+    assert link
+    page.goto(link.group(0))
+    page.locator("form[method=post] button").click()
+    page.get_by_role("heading", name="Your leads").wait_for()
+    identity = page.locator(".partner-id")
+    partner_id = identity.locator("code").inner_text()
+    widget_page = identity.get_by_role("link").get_attribute("href")
+    assert partner_id and widget_page == f"/developers/widget?partner={partner_id}"
+
+    page.goto(f"{server.url}/partners/promotions")
+    page.locator("form[action='/partners/promotions'] button[type=submit]").click()  # nothing filled in
+    summary = page.locator(".error-summary")
+    summary.wait_for()
+    assert page.evaluate("document.activeElement.classList.contains('error-summary')")
+
+    page.locator("#title").fill("Ends soon")
+    page.locator("#description").fill("Five dollars off.")
+    page.locator("#discount_value").fill("5")
+    page.locator("#valid_until").fill((datetime.now(UTC).date() + timedelta(days=7)).isoformat())
+    page.locator("form[action='/partners/promotions'] button[type=submit]").click()
+    page.get_by_text("Your offer is saved.").wait_for()
+    offer = page.locator("li.offer", has_text="Ends soon")
+    offer.get_by_role("link", name=re.compile("^End now")).click()
+    page.get_by_role("heading", name="End “Ends soon” now?").wait_for()  # asked first: nothing ended yet
+    page.get_by_role("link", name="Keep it running").click()
+    assert "Running" in page.locator("li.offer", has_text="Ends soon").inner_text()
+    page.locator("li.offer", has_text="Ends soon").get_by_role("link", name=re.compile("^End now")).click()
+    page.get_by_role("button", name="End it now").click()
+    page.get_by_text("The offer has ended: homeowners no longer see it.").wait_for()
+    running = page.locator("li.offer", has_text="Ends soon")
+    assert running.count() == 0 or "Running" not in running.inner_text()
     context.close()

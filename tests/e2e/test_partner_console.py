@@ -147,17 +147,23 @@ def test_only_a_partner_address_gets_a_link_and_both_see_the_same_page(server: L
     assert LINK.search(mails_to(server, office(DIXIE), "partner_link")[-1])
 
 
-def route_to(server: LiveServer, heat: str, door_size: str) -> str:
-    body = {"zipOrLocation": "84770", "issue": "broken_spring", "doorSize": door_size, "leadHeat": heat}
-    answer = httpx.post(f"{server.url}/api/v1/routeByZip", json=body, timeout=10)
+def lead_to(server: LiveServer, door_size: str) -> str:
+    """A lead: an inspection that needs a pro now (springs to fix) whose homeowner shares their details."""
+    body = {
+        "recipient": {"email": f"owner{next(_addresses)}@example.com", "zip": "84770"},
+        "consent": {"marketing": False, "contactShare": True},
+        "door": {"size": door_size},
+        "items": {"springs": {"status": "fix"}},
+    }
+    answer = httpx.post(f"{server.url}/api/v1/submitInspection", json=body, timeout=10)
     assert answer.status_code == 200, answer.text
-    return str(answer.json()["partnerId"])
+    return str(answer.json()["nextStep"]["localPro"]["partnerId"])
 
 
 def test_a_partner_sees_its_leads_newest_first_with_filters_and_csv(server: LiveServer) -> None:
-    partner_id = route_to(server, "hot", "9x7")
-    assert route_to(server, "hot", "18x8") == partner_id
-    route_to(server, "warm", "16x7")
+    partner_id = lead_to(server, "9x7")
+    assert lead_to(server, "18x8") == partner_id
+    lead_to(server, "16x7")
     me = console_of(server, partner_id)
     page = me.client.get("/partners")
     assert page.status_code == 200 and "Your leads" in page.text
@@ -176,7 +182,7 @@ def test_a_partner_sees_its_leads_newest_first_with_filters_and_csv(server: Live
         assert len(rows) == count and {row["urgency"] for row in rows} == {HEATS[heat]}
     rows = exported()
     assert len(rows) == sum(count for _, count in stored)
-    assert rows[0]["door_size"] == "18x8" and rows[0]["zip"] == "84770" and rows[0]["homeowner_email"] == ""
+    assert rows[0]["door_size"] == "18x8" and rows[0]["zip"] == "84770" and rows[0]["homeowner_email"]
     assert rows[0]["problem"] == "Broken or failing spring"
 
     tomorrow = (datetime.now(UTC).date() + timedelta(days=1)).isoformat()
@@ -309,12 +315,11 @@ def test_an_operator_invites_a_partner_and_the_link_signs_it_in(server: LiveServ
 
 
 def test_the_daily_digest_tells_each_waiting_lead_once(server: LiveServer) -> None:
-    partner_id = route_to(server, "warm", "12x7")
-    assert "12x7" not in " ".join(mails_to(server, office(partner_id)))  # a warm lead waits for the digest
-    first = server.cli("partners", "digest", "--base-url", server.url).stdout
-    assert re.match(r"digest: [1-9][0-9]* leads? queued", first)
-    [digest] = [m for m in mails_to(server, office(partner_id), "partner_digest") if "12x7" in m]
-    assert "How soon: replacement" in digest and f"{server.url}/partners" in digest
+    partner_id = lead_to(server, "12x7")
+    # A lead that needs a pro now is told at once, so no digest repeats it.
+    assert any("12x7" in mail for mail in mails_to(server, office(partner_id), "partner_lead"))
+    server.cli("partners", "digest", "--base-url", server.url)
+    assert not [m for m in mails_to(server, office(partner_id), "partner_digest") if "12x7" in m]
     waiting = "SELECT count(*) FROM lead_events WHERE notified_at IS NULL AND partner_id IS NOT NULL"
     assert server.query(waiting) == [(0,)]
     assert (

@@ -188,15 +188,18 @@ def test_operator_imports_promotions_and_sees_leads(operated: LiveServer) -> Non
     _eventually(lambda: len(offers()) == 1)
 
     since = datetime.now(UTC).isoformat()
-    for heat in ["hot", "hot", "warm"]:
-        _route(operated, leadHeat=heat, issue="broken_spring", doorSize="16x7")
+    for heat, issue in [("hot", "broken_cable"), ("hot", "broken_cable"), ("warm", "worn_rollers")]:
+        _route(operated, leadHeat=heat, issue=issue, doorSize="16x7")
 
-    _eventually(lambda: _tallies(operated, "--since", since).get("dixie-new") == (3, 2, 1, 0))
-    assert "no leads" in operated.cli("partners", "leads", "--since", "2099-01-01").stdout
+    # Searches are referrals, one per caller, partner and issue a day: the repeated search counts once.
+    _eventually(lambda: sum(t[0] for t in _tallies(operated, "--searches", "--since", since).values()) == 2)
+    assert sum(t[1] for t in _tallies(operated, "--searches", "--since", since).values()) == 1  # the hot one, once
+    assert "no leads" in operated.cli("partners", "leads", "--since", since).stdout  # a search is not a lead
+    assert "no searches" in operated.cli("partners", "leads", "--searches", "--since", "2099-01-01").stdout
 
 
 def _tallies(server: LiveServer, *options: str) -> dict[str, tuple[int, int, int, int]]:
-    """`partners leads` as {partner id: (leads, hot, warm, cold)}."""
+    """`partners leads` as {partner id: (leads or searches, hot, warm, cold)}."""
     found = {}
     for line in server.cli("partners", "leads", *options).stdout.splitlines()[2:]:
         words = line.split()
@@ -206,8 +209,8 @@ def _tallies(server: LiveServer, *options: str) -> dict[str, tuple[int, int, int
 
 
 def _stored_leads(server: LiveServer) -> list[tuple[object, ...]]:
-    """The lead heat of every lead row in the server's store, read directly (the CLI takes seconds to start)."""
-    return server.query("SELECT lead_heat FROM lead_events ORDER BY id")
+    """The heat of every search (referral) in the server's store, read directly (the CLI takes seconds to start)."""
+    return server.query("SELECT heat FROM referrals ORDER BY id")
 
 
 def _write(server: LiveServer, name: str, text: str) -> Path:

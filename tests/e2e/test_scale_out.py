@@ -2,7 +2,7 @@
 
 Each process stands for a worker or a host behind a load balancer. Whatever a caller does through
 one must hold through the other: the rate limit is one budget, a key made in one works in the
-other, reports and leads land in the shared store, and the outbox delivers each message once even
+other, reports and referrals land in the shared store, and the outbox delivers each message once even
 though both processes run a mail worker. (That `serve --workers 2` really spreads calls over both
 workers is shown in test_observability.py, by the worker pids in the access log.)
 """
@@ -112,11 +112,11 @@ def test_a_report_filed_through_one_is_served_by_the_other(cluster: Cluster) -> 
     assert page.status_code == 200 and "Sam" in page.text and "cables" in page.text.lower()
 
 
-def test_leads_from_both_land_in_the_shared_store(cluster: Cluster) -> None:
-    count = "SELECT count(*) FROM lead_events WHERE zip = '84770'"
+def test_referrals_from_both_land_in_the_shared_store(cluster: Cluster) -> None:
+    count = "SELECT count(*) FROM referrals WHERE zip = '84770'"
     before = cluster.first.query(count)[0][0]
-    for server in cluster.servers:
-        body = {"zipOrLocation": "84770", "issue": "wont_close", "leadHeat": "hot"}
+    for server, issue in zip(cluster.servers, ("wont_close", "broken_spring"), strict=True):
+        body = {"zipOrLocation": "84770", "issue": issue, "leadHeat": "hot"}
         assert post(server, "routeByZip", body).status_code == 200
     wait_until(lambda: cluster.second.query(count)[0][0] == before + 2)
 

@@ -6,6 +6,8 @@ import pytest
 
 from garage_tools.errors import InvalidArguments
 from garage_tools.knowledge.loader import Knowledge
+from garage_tools.knowledge.places import us_places
+from garage_tools.knowledge.regional_prices import COVERED_STATES, local_factor
 from garage_tools.registry import parse_arguments
 from garage_tools.tools.cost import TOOL, CostEstimateInput, estimate, parse_door_size
 
@@ -49,11 +51,53 @@ def test_low_cost_metro_zip_lowers_the_range(knowledge: Knowledge) -> None:
     assert phoenix.cost_range.max < phoenix.national_range.max
 
 
-def test_zip_without_regional_data_uses_the_national_range(knowledge: Knowledge) -> None:
-    result = estimate(knowledge, args(issueKey="worn_seal", zip="84770"))
+@pytest.mark.parametrize(
+    ("code", "state", "place"),
+    [("84770", "UT", "Saint George, UT"), ("59601", "MT", "Helena, MT"), ("04101", "ME", "Portland, ME"),
+     ("33101", "FL", "Miami, FL")],
+)  # fmt: skip
+def test_a_zip_outside_the_metros_gets_its_states_price_level(
+    knowledge: Knowledge, code: str, state: str, place: str
+) -> None:
+    result = estimate(knowledge, args(issueKey="broken_spring", doorSize="16x7", zip=code))
+    assert result.region is not None and result.region.kind == "state" and result.region.state == state
+    assert result.region.place == place and result.region.year == 2023
+    assert result.region.sources and "bea.gov" in result.region.sources[0].url
+    assert result.cost_range != result.national_range  # a local price, not the national one
+    assert result.national_range.min == 200 and result.national_range.max == 600
+    assert any(code in a and "not a quote" in a for a in result.assumptions)
+
+
+def test_every_zip_of_the_states_and_dc_has_a_local_factor(knowledge: Knowledge) -> None:
+    places = us_places()
+    without = [
+        code
+        for code in places.zip_codes()
+        if local_factor(knowledge.regional_prices, places, code) is None
+        and (place := places.zip_place(code)) is not None
+        and place.state in COVERED_STATES
+    ]
+    assert without == []
+
+
+def test_a_zip_the_data_set_lacks_takes_the_state_of_its_prefix(knowledge: Knowledge) -> None:
+    result = estimate(knowledge, args(issueKey="worn_seal", zip="84799"))  # not a ZIP in use; 847 is Utah
+    assert result.region is not None and result.region.state == "UT" and result.region.place is None
+
+
+def test_territories_get_the_national_range_and_say_why(knowledge: Knowledge) -> None:
+    result = estimate(knowledge, args(issueKey="worn_seal", zip="00901"))  # San Juan, PR: no RPP
     assert result.region is None
     assert result.cost_range == result.national_range
-    assert any("84770" in a for a in result.assumptions)
+    assert any("00901" in a for a in result.assumptions)
+
+
+def test_the_emergency_surcharge_is_priced_like_the_range(knowledge: Knowledge) -> None:
+    national = estimate(knowledge, args(issueKey="broken_spring"))
+    assert national.emergency_surcharge is not None
+    assert (national.emergency_surcharge.min, national.emergency_surcharge.max) == (75, 150)
+    dearer = estimate(knowledge, args(issueKey="broken_spring", zip="10001"))
+    assert dearer.emergency_surcharge is not None and dearer.emergency_surcharge.max > 150
 
 
 def test_safety_note_only_when_applicable(knowledge: Knowledge) -> None:

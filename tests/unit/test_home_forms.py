@@ -23,7 +23,7 @@ from starlette.testclient import TestClient
 from garage_tools.access.redis_client import RedisClient
 from garage_tools.app import create_app
 from garage_tools.settings import Settings
-from garage_tools.store.partners import PartnerRepository
+from garage_tools.store.referrals import ReferralRepository
 from garage_tools.web.results import load_words
 from tests.redis_keys import delete_matching
 from tests.unit.image_samples import inline, photo
@@ -127,23 +127,23 @@ def test_a_zip_code_gives_a_pro_to_call_and_prices_for_the_place(client: TestCli
     shown = text_of(answer.text)
     assert "Dixie Door & Spring" in shown and 'href="tel:+14355550102"' in answer.text
     assert "Book online" in shown and "$40 off a full tune-up" in shown
-    assert "typical nationwide (no local prices for Saint George, UT yet)" in shown
+    assert "$145\u2013$350 typical near Saint George, UT" in shown  # Utah's price level, not the national range
     assert WORDS["proUrgent"] in shown  # the lead is hot: the diagnosis said to stop using the door
 
 
-def test_the_lead_is_recorded_hot_from_the_page(client: TestClient) -> None:
+def test_the_referral_is_recorded_hot_from_the_page(client: TestClient) -> None:
     ask(client, description="loud bang", place="84770")
     ask(client, description="grinding noise", place="84770")
     services = client.app.state.services  # type: ignore[attr-defined]
-    repository = PartnerRepository(services.database)
+    repository = ReferralRepository(services.database)
     deadline = time.monotonic() + 30
     while True:  # the recorder writes in the background: wait for both
-        client.portal.call(services.tool_data.partners.leads.flush)  # type: ignore[union-attr]
-        leads = client.portal.call(repository.leads)  # type: ignore[union-attr]
+        client.portal.call(services.tool_data.partners.referrals.flush)  # type: ignore[union-attr]
+        leads = client.portal.call(repository.all)  # type: ignore[union-attr]
         if len(leads) >= 2 or time.monotonic() > deadline:
             break
         time.sleep(0.05)
-    assert [(lead.issue, lead.lead_heat, lead.surface, lead.zip) for lead in leads] == [
+    assert sorted((lead.issue, lead.heat, lead.surface, lead.zip) for lead in leads) == [
         ("banging_noise", "hot", "web", "84770"),
         ("loud_grinding", "warm", "web", "84770"),
     ]

@@ -1,7 +1,8 @@
 """An inspection that needs a pro names the local partner and records a lead for it, on SQLite and PostgreSQL.
 
-The partner is the one routeByZip's rule picks (the sample directory covers 84770, St. George); the lead is
-written with the report, and carries the homeowner's name, e-mail address and report only with their consent.
+The partner is the one routeByZip's rule picks (the sample directory covers 84770, St. George); with the
+homeowner's consent the lead is written with the report and carries their name, e-mail address and report.
+Without it there is no lead, only an anonymous referral (demand), like a search's.
 The report e-mail (text and HTML) names the pro and shows the reference pictures, in words, not field names.
 """
 
@@ -23,7 +24,8 @@ from garage_tools.partners.service import Partners
 from garage_tools.registry import ToolContext, ToolData, dump, invoke, parse_arguments
 from garage_tools.store.database import Database
 from garage_tools.store.models import InspectionRecord, LeadEvent
-from garage_tools.store.partners import Lead, LeadSource, PartnerRepository
+from garage_tools.store.partners import Lead, LeadSource
+from garage_tools.store.referrals import NewReferral, ReferralRepository
 from garage_tools.tools import build_registry
 from garage_tools.tools.inspection.models import SubmitInspectionOutput
 from garage_tools.tools.routing import TOOL as ROUTING
@@ -87,8 +89,11 @@ class Harness:
         return route(self.knowledge, await self.partners.directory.current(), args)
 
     async def leads(self) -> list[Lead]:
-        await self.partners.leads.flush()
         return [lead for lead in await self.partners.repository.leads() if lead.source is LeadSource.INSPECTION]
+
+    async def referrals(self) -> list[NewReferral]:
+        await self.partners.referrals.flush()
+        return await ReferralRepository(self.database).all()
 
 
 @pytest.fixture
@@ -141,7 +146,7 @@ async def test_with_consent_the_pro_is_named_and_gets_the_homeowners_details(har
     }
 
 
-async def test_without_consent_the_pro_is_named_but_the_lead_is_anonymous(harness: Harness) -> None:
+async def test_without_consent_the_pro_is_named_but_gets_no_lead_only_a_referral(harness: Harness) -> None:
     items = {"remotes": {"status": "fix"}, "springs": {"status": "fix"}}
     answer = await harness.submit(submission(consent=False, items=items))
     pro = answer.next_step.local_pro
@@ -150,9 +155,15 @@ async def test_without_consent_the_pro_is_named_but_the_lead_is_anonymous(harnes
     assert pro.covered and not pro.contact_details_sent
     assert f"{pro.name} serves your area" in answer.next_step.text
     assert "We have not passed on your details: they hear from you only if you get in touch." in answer.next_step.text
-    [lead] = await harness.leads()
-    assert (lead.partner_id, lead.issue, lead.zip, lead.lead_heat) == (pro.partner_id, "broken_spring", "84770", "hot")
-    assert (lead.report_id, lead.contact_name, lead.contact_email) == (None, None, None)
+    assert await harness.leads() == []
+    [referral] = await harness.referrals()
+    assert (referral.partner_id, referral.issue, referral.zip, referral.heat, referral.source) == (
+        pro.partner_id,
+        "broken_spring",
+        "84770",
+        "hot",
+        "inspection",
+    )
     async with harness.database.session() as session:
         rows = (await session.scalars(select(LeadEvent))).all()
     stored = " ".join(str(vars(row)) for row in rows)
@@ -164,15 +175,16 @@ async def test_an_area_no_partner_serves_names_the_nearest_and_shares_nothing(ha
     pro = answer.next_step.local_pro
     assert pro is not None and not pro.covered and not pro.contact_details_sent
     assert f"No partner of ours serves your area yet. The nearest is {pro.name}" in answer.next_step.text
-    [lead] = await harness.leads()
-    assert (lead.partner_id, lead.covered, lead.contact_email, lead.report_id) == (None, False, None, None)
+    assert await harness.leads() == []
+    [referral] = await harness.referrals()
+    assert (referral.partner_id, referral.covered, referral.zip) == (None, False, "94110")
 
 
 async def test_repairs_you_can_do_yourself_route_nobody(harness: Harness) -> None:
     items = {"remotes": {"status": "fix"}, "bottom-seal": {"status": "watch"}}
     answer = await harness.submit(submission(items=items))
     assert answer.next_step.local_pro is None and answer.next_step.text.startswith("You can fix the remote controls")
-    assert await harness.leads() == []
+    assert await harness.leads() == [] and await harness.referrals() == []
 
 
 async def test_a_retried_submission_records_one_lead(harness: Harness) -> None:
@@ -227,9 +239,12 @@ async def test_migration_0007_keeps_earlier_leads_as_routing_leads_and_goes_back
                     ),
                     {"at": datetime.now(UTC)},
                 )
-            await database.migrate()
-            [earlier] = await PartnerRepository(database).leads()
-            assert earlier.source is LeadSource.ROUTING and earlier.report_id is earlier.contact_email is None
+            await migrate_to(database, "0007")
+            async with database.session() as session:
+                [earlier] = (
+                    await session.execute(text("SELECT source, report_id, contact_email FROM lead_events"))
+                ).all()
+            assert tuple(earlier) == ("routing", None, None)
             await migrate_to(database, "0006")
             async with database.engine.begin() as connection:
                 columns = await connection.run_sync(

@@ -1,8 +1,9 @@
-"""Leads reach their partners by e-mail, on SQLite and PostgreSQL: a hot lead at once, the others in a digest.
+"""Leads reach their partners by e-mail, on SQLite and PostgreSQL: a hot lead at once, the others in a digest;
+a search is not a lead and mails nobody.
 
 The sample directory gives each partner `office@<id>.example.com`; 84770 (St. George) is served by sample
-partners, so a hot broken-spring request there is a lead with an address to tell. A notice carries the
-homeowner's name, address and report link only when the inspection's homeowner agreed to share them.
+partners. A lead is an inspection whose homeowner agreed to share their details (or a service request, see
+test_service_requests.py); its notice carries their name, address and report link, once per homeowner a day.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ from garage_tools.registry import ToolContext, ToolData, invoke
 from garage_tools.store.database import Database
 from garage_tools.store.models import LeadEvent, LoginToken, OutboxMessage
 from garage_tools.store.partner_console import PartnerConsoleRepository
+from garage_tools.store.partners import Lead, LeadSource
 from garage_tools.store.portal import PortalRepository
+from garage_tools.store.referrals import ReferralRepository
 from garage_tools.tools import build_registry
 from garage_tools.tools.routing import RouteOutput
 from garage_tools.web.signin import PARTNERS, SignIn
@@ -55,7 +58,7 @@ class Harness:
             arguments["leadHeat"] = heat
         result = await invoke(REGISTRY, "routeByZip", arguments, self.context())
         assert isinstance(result, RouteOutput)
-        await self.partners.leads.flush()
+        await self.partners.referrals.flush()
         return result
 
     async def mails(self, kind: str) -> list[OutboxMessage]:
@@ -98,34 +101,69 @@ def test_contact_addresses_round_trip_and_are_checked_on_import() -> None:
     ]
 
 
-async def test_a_hot_lead_is_mailed_to_its_partner_at_once_without_personal_data(harness: Harness) -> None:
+async def test_a_search_is_a_referral_counted_once_and_mails_nobody(harness: Harness) -> None:
     routed = await harness.route("hot")
-    assert routed.covered and routed.partner_id
-    [notice] = await harness.mails("partner_lead")
-    assert notice.to_address == _office(routed.partner_id)
-    assert notice.subject == "Urgent lead: broken or failing spring in 84770"
-    expected = ("What:  Broken or failing spring", "Where: ZIP 84770", "Door:  16x7", "How soon: urgent")
-    for words in (*expected, f"{BASE}/partners"):
-        assert words in notice.text_body
-    assert "did not share contact details" in notice.text_body and "Homeowner:" not in notice.text_body
+    again = await harness.route("hot", zip_code="Saint George, UT")  # the same person, the same problem
+    assert routed.covered and routed.partner_id == again.partner_id
+    assert await harness.mails("partner_lead") == [] and await harness.mails("partner_digest") == []
     async with harness.database.session() as session:
-        [lead] = (await session.scalars(select(LeadEvent))).all()
-    assert lead.notified_at is not None  # told once: the digest will not repeat it
+        assert (await session.scalars(select(LeadEvent))).all() == []
+    [referral] = await ReferralRepository(harness.database).all()
+    assert (referral.partner_id, referral.issue, referral.heat, referral.source) == (
+        routed.partner_id,
+        "broken_spring",
+        "hot",
+        "routing",
+    )
+    await harness.route("hot", issue="worn_rollers")  # another problem is another referral
+    assert len(await ReferralRepository(harness.database).all()) == 2
+    assert await harness.partners.notices.send_digest(datetime.now(UTC), BASE) == 0
+
+
+def consented(partner_id: str, heat: str, email: str = "jo@example.com", issue: str = "broken_spring") -> Lead:
+    return Lead(
+        created_at=datetime.now(UTC),
+        partner_id=partner_id,
+        covered=True,
+        zip="84770",
+        issue=issue,
+        door_size="16x7",
+        lead_heat=heat,
+        surface="rest",
+        source=LeadSource.INSPECTION,
+        report_id="r" * 32,
+        contact_name="Jo Tanner",
+        contact_email=email,
+    )
 
 
 async def test_warm_and_cold_leads_wait_for_the_digest_which_tells_each_once(harness: Harness) -> None:
-    warm = await harness.route("warm")
-    await harness.route("cold", issue="worn_rollers")
-    await harness.route(None, zip_code="94110")  # no partner serves it: nobody to tell
+    await harness.partners.directory.current()
+    red = "red-rock-garage-doors"
+    tell = harness.partners.notices.tell_at_once
+    await harness.partners.repository.add_leads(
+        [consented(red, "warm"), consented(red, "cold", "al@example.com")], tell
+    )
     assert await harness.mails("partner_lead") == []
     told = await harness.partners.notices.send_digest(datetime.now(UTC), BASE)
-    digests = await harness.mails("partner_digest")
-    assert told == sum(d.text_body.count("What:") for d in digests) >= 1
-    mine = [d for d in digests if d.to_address == _office(warm.partner_id)]
-    assert len(mine) == 1
-    assert "What:  Broken or failing spring" in mine[0].text_body and "How soon: replacement" in mine[0].text_body
+    [digest] = await harness.mails("partner_digest")
+    assert told == 2 == digest.text_body.count("What:") and digest.to_address == _office(red)
+    assert "What:  Broken or failing spring" in digest.text_body and "How soon: replacement" in digest.text_body
     assert await harness.partners.notices.send_digest(datetime.now(UTC), BASE) == 0
-    assert len(await harness.mails("partner_digest")) == len(digests)
+    assert len(await harness.mails("partner_digest")) == 1
+
+
+async def test_the_same_homeowners_lead_is_told_once_a_day(harness: Harness) -> None:
+    await harness.partners.directory.current()
+    red = "red-rock-garage-doors"
+    tell = harness.partners.notices.tell_at_once
+    await harness.partners.repository.add_leads([consented(red, "hot"), consented(red, "hot")], tell)
+    await harness.partners.repository.add_leads([consented(red, "hot")], tell)
+    [notice] = await harness.mails("partner_lead")
+    assert "Homeowner: Jo Tanner <jo@example.com> agreed that you may contact them." in notice.text_body
+    await harness.partners.repository.add_leads([consented(red, "hot", "al@example.com")], tell)  # someone else
+    assert len(await harness.mails("partner_lead")) == 2
+    assert await harness.partners.notices.send_digest(datetime.now(UTC), BASE) == 0  # the repeats count as told
 
 
 async def test_an_inspection_lead_names_the_homeowner_only_with_consent(harness: Harness) -> None:
@@ -135,11 +173,10 @@ async def test_an_inspection_lead_names_the_homeowner_only_with_consent(harness:
     items = {"remotes": {"status": "fix"}, "springs": {"status": "fix"}}
     withheld = await invoke(REGISTRY, "submitInspection", submission(consent=False, items=items), harness.context())
     assert isinstance(shared, SubmitInspectionOutput) and isinstance(withheld, SubmitInspectionOutput)
-    first, second = await harness.mails("partner_lead")
+    [first] = await harness.mails("partner_lead")  # without consent, no lead and no notice
     assert "Homeowner: Jo Tanner <jo.tanner@example.com> agreed that you may contact them." in first.text_body
     assert f"Inspection report: {shared.report_url}" in first.text_body
-    assert "tanner" not in second.text_body.lower() and withheld.report_id not in second.text_body
-    assert "did not share contact details" in second.text_body
+    assert withheld.report_id not in first.text_body
 
 
 async def test_a_partner_link_goes_only_to_a_partner_address(harness: Harness) -> None:
@@ -177,7 +214,8 @@ async def test_the_migration_counts_earlier_leads_as_told(kind: str, tmp_path: P
                 )
             await migrate_to(database, "0009")
             async with database.session() as session:
-                assert await session.scalar(text("SELECT count(*) FROM lead_events WHERE notified_at IS NULL")) == 0
+                waiting = "SELECT count(*) FROM lead_events WHERE notified_at IS NULL AND contact_email IS NULL"
+                assert await session.scalar(text(waiting)) == 0  # back as leads, but told: no digest repeats them
             await migrate_to(database, "0008")
             await migrate_to(database, "0009")
         finally:
@@ -186,21 +224,52 @@ async def test_the_migration_counts_earlier_leads_as_told(kind: str, tmp_path: P
 
 async def test_a_flood_of_hot_leads_does_not_bury_a_partner_in_mail(harness: Harness) -> None:
     from garage_tools.partners.notices import URGENT_PER_HOUR
-    from garage_tools.store.partners import Lead
 
     await harness.partners.directory.current()
-    lead = Lead(
-        created_at=datetime.now(UTC),
-        partner_id="red-rock-garage-doors",
-        covered=True,
-        zip="84770",
-        issue="broken_spring",
-        door_size=None,
-        lead_heat="hot",
-        surface="rest",
-    )
-    for _ in range(2):
-        await harness.partners.repository.add_leads([lead] * URGENT_PER_HOUR, harness.partners.notices.tell_at_once)
+    for batch in range(2):
+        leads = [consented("red-rock-garage-doors", "hot", f"h{batch}-{n}@example.com") for n in range(URGENT_PER_HOUR)]
+        await harness.partners.repository.add_leads(leads, harness.partners.notices.tell_at_once)
     assert len(await harness.mails("partner_lead")) == URGENT_PER_HOUR
     # The rest are kept, and go out in the digest.
     assert await harness.partners.notices.send_digest(datetime.now(UTC), BASE) == URGENT_PER_HOUR
+
+
+@pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+async def test_migration_0012_turns_searches_into_referrals_and_keeps_consented_leads(
+    kind: str, tmp_path: Path
+) -> None:
+    async with throwaway_url(kind, tmp_path) as url:
+        database = Database(url)
+        try:
+            await migrate_to(database, "0011")
+            insert = text(
+                "INSERT INTO lead_events (created_at, partner_id, covered, zip, issue, lead_heat, surface, source,"
+                " contact_email) VALUES (:at, 'red-rock-garage-doors', true, '84770', 'broken_spring', 'hot', 'web',"
+                " :source, :email)"
+            )
+            at = datetime(2026, 11, 20, 15, tzinfo=UTC)
+            async with database.session() as session, session.begin():
+                for source, email in [
+                    ("routing", None),
+                    ("routing", None),
+                    ("inspection", None),
+                    ("inspection", "j@x.io"),
+                ]:
+                    await session.execute(insert, {"at": at, "source": source, "email": email})
+            await migrate_to(database, "0012")
+            async with database.session() as session:
+                kept = (await session.execute(text("SELECT source, contact_email FROM lead_events"))).all()
+                moved = (await session.execute(text("SELECT source, day, caller FROM referrals ORDER BY source"))).all()
+            assert [tuple(row) for row in kept] == [("inspection", "j@x.io")]
+            # The two searches of one day collapse into one: who made them was never recorded.
+            assert [(row[0], str(row[1]), row[2]) for row in moved] == [
+                ("inspection", "2026-11-20", "legacy"),
+                ("routing", "2026-11-20", "legacy"),
+            ]
+            await migrate_to(database, "0011")
+            async with database.session() as session:
+                assert await session.scalar(text("SELECT count(*) FROM lead_events")) == 3
+                waiting = "SELECT count(*) FROM lead_events WHERE notified_at IS NULL AND contact_email IS NULL"
+                assert await session.scalar(text(waiting)) == 0  # back as leads, but told: no digest repeats them
+        finally:
+            await database.dispose()

@@ -1,4 +1,5 @@
-"""The partner directory through the store, on SQLite and PostgreSQL: seeding, replacing, refreshing, leads."""
+"""The partner directory through the store, on SQLite and PostgreSQL: seeding, replacing, refreshing, leads and
+referrals."""
 
 from __future__ import annotations
 
@@ -15,13 +16,29 @@ from starlette.testclient import TestClient
 from garage_tools.app import create_app
 from garage_tools.knowledge.directory import load_sample_partners
 from garage_tools.partners.directory import PartnerDirectory
-from garage_tools.partners.leads import LeadRecorder
+from garage_tools.partners.referrals import ReferralRecorder
 from garage_tools.settings import Settings
 from garage_tools.store.database import Database
 from garage_tools.store.partners import DirectoryRows, Lead, PartnerRepository
+from garage_tools.store.referrals import NewReferral, ReferralRepository
 from tests.scratch_postgres import UPSTREAM, scratch_database, service_url
 from tests.tcp_proxy import tcp_proxy
 from tests.unit.partner_data import partner, promotion
+
+
+def referral(partner_id: str | None, caller: str = "caller") -> NewReferral:
+    return NewReferral(
+        datetime.now(UTC),
+        partner_id,
+        partner_id is not None,
+        "84770",
+        "wont_close",
+        "16x7",
+        "hot",
+        "routing",
+        "rest",
+        caller,
+    )
 
 
 class Clock:
@@ -159,14 +176,12 @@ def test_a_starting_server_fills_and_reads_the_directory_before_its_first_reques
             raise AssertionError("the directory was not loaded at start-up")
 
 
-async def test_leads_are_written_in_the_background_and_tallied(database: Database) -> None:
+async def test_leads_are_tallied(database: Database) -> None:
     repository = PartnerRepository(database)
-    recorder = LeadRecorder(repository)
     long_ago = datetime.now(UTC) - timedelta(days=30)
-    for item in [lead("a", "hot"), lead("a", "warm"), lead("a", None), lead("b", "cold"), lead(None, "hot", long_ago)]:
-        recorder.record(item)
-    await recorder.flush()
-    assert recorder.pending == 0
+    await repository.add_leads(
+        [lead("a", "hot"), lead("a", "warm"), lead("a", None), lead("b", "cold"), lead(None, "hot", long_ago)]
+    )
     tallies = {t.partner_id: t for t in await repository.lead_tallies()}
     assert (tallies["a"].total, tallies["a"].hot, tallies["a"].warm, tallies["a"].cold) == (3, 1, 1, 0)
     assert tallies["b"].cold == 1 and tallies[None].total == 1
@@ -176,29 +191,45 @@ async def test_leads_are_written_in_the_background_and_tallied(database: Databas
     assert stored[0].door_size == "16x7" and stored[0].issue == "wont_close" and stored[0].surface == "rest"
 
 
+async def test_referrals_are_written_in_the_background_once_per_caller(database: Database) -> None:
+    repository = ReferralRepository(database)
+    recorder = ReferralRecorder(repository)
+    for item in [referral("a"), referral("a"), referral("a", "another"), referral("b"), referral(None)]:
+        recorder.record(item)
+    await recorder.flush()
+    assert recorder.pending == 0
+    stored = await repository.all()
+    assert sorted((r.partner_id or "", r.caller) for r in stored) == [
+        ("", "caller"),
+        ("a", "another"),
+        ("a", "caller"),
+        ("b", "caller"),
+    ]
+
+
 @pytest.mark.postgres
-async def test_leads_wait_out_a_store_outage() -> None:
+async def test_referrals_wait_out_a_store_outage() -> None:
     async with scratch_database() as name:
         with tcp_proxy(UPSTREAM) as proxy:
             database = Database(service_url(name, port=proxy.port))
             try:
                 await database.migrate()
-                repository = PartnerRepository(database)
-                recorder = LeadRecorder(repository, first_retry_seconds=0.05, max_retry_seconds=0.1, max_pending=3)
+                repository = ReferralRepository(database)
+                recorder = ReferralRecorder(repository, first_retry_seconds=0.05, max_retry_seconds=0.1, max_pending=3)
                 proxy.cut()
                 for number in range(5):
-                    recorder.record(lead(f"p{number}"))  # returns at once, store or no store
+                    recorder.record(referral(f"p{number}"))  # returns at once, store or no store
                 await asyncio.sleep(0.3)
                 assert recorder.pending == 3 and recorder.dropped == 2  # bounded: the oldest went
                 proxy.restore()
                 # Up to 60 s, past a statement timeout: CI's PostgreSQL leg is busy.
                 written: list[str] = []
                 for _ in range(1200):
-                    written = [item.partner_id for item in await repository.leads()]
+                    written = [item.partner_id or "" for item in await repository.all()]
                     if written:
                         break
                     await asyncio.sleep(0.05)
-                assert written == ["p2", "p3", "p4"], "the waiting leads were not written once the store came back"
+                assert written == ["p2", "p3", "p4"], "the waiting referrals were not written once the store came back"
                 for _ in range(100):  # the writer counts the batch done when it resumes after the commit
                     if recorder.pending == 0:
                         break

@@ -169,6 +169,9 @@ async def test_purge_deletes_what_is_past_its_retention_and_nothing_else(databas
     expected = {
         "inspection_reports": 1,
         "leads": 1,
+        "service_request_events": 0,  # see test_service_request_store.py
+        "service_requests": 0,
+        "referrals": 0,
         "sign_in_links": 1,
         "portal_sessions": 1,
         "emails": 3,
@@ -210,6 +213,8 @@ async def test_forget_deletes_one_persons_data_and_leaves_the_rest(database: Dat
     assert done.counts == {
         "inspection_reports": 2,
         "leads": 1,
+        "service_request_events": 0,
+        "service_requests": 0,
         "sign_in_links": 2,
         "portal_sessions": 2,
         "emails": 4,
@@ -272,6 +277,9 @@ async def test_the_data_purge_command_prints_what_it_deleted(kind: str, tmp_path
             assert lines[1:] == [
                 "deleted 1 inspection reports",
                 "deleted 2 leads",  # 366 and 364 days old: past a 200-day period
+                "deleted 0 service request changes",
+                "deleted 0 service requests",
+                "deleted 0 referrals",
                 "deleted 1 sign-in links",
                 "deleted 1 portal sessions",
                 "deleted 3 e-mails",

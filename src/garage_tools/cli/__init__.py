@@ -27,6 +27,7 @@ COMMANDS = {
     "mail": "mail",
     "partners": "partners",
     "promotions": "partners",
+    "requests": "requests",
     "serve": "serve",
 }
 

@@ -25,7 +25,8 @@ def knowledge_check() -> None:
         raise click.ClickException(str(exc)) from exc
     click.echo(
         f"ok: {len(loaded.tree.symptoms)} symptoms, {len(loaded.tree.issues)} issues, "
-        f"{len(loaded.costs.regions)} cost regions, {len(loaded.door_styles.styles)} door styles, "
+        f"{len(loaded.regional_prices.states)} state and {len(loaded.regional_prices.metros)} metro price factors, "
+        f"{len(loaded.door_styles.styles)} door styles, "
         f"{len(loaded.labs)} labs"
     )
 
@@ -47,6 +48,7 @@ def knowledge_schemas(out: Path | None) -> None:
     from garage_tools.knowledge.parts import PART_FILES
     from garage_tools.knowledge.photos import PHOTO_FILES
     from garage_tools.knowledge.place_index import PLACE_FILES
+    from garage_tools.knowledge.time_zones import TIME_ZONE_FILES
 
     out = out or DATA_DIR / "schemas"
     out.mkdir(parents=True, exist_ok=True)
@@ -57,6 +59,7 @@ def knowledge_schemas(out: Path | None) -> None:
         **PART_FILES,
         **PLACE_FILES,
         **ASK_FILES,
+        **TIME_ZONE_FILES,
     }.items():
         target = out / name.replace(".json", ".schema.json")
         target.write_text(json.dumps(schema_for(model), indent=2) + "\n", encoding="utf-8")

@@ -186,21 +186,29 @@ _LETTERS = {
 
 @partners.command("leads")
 @click.option("--since", default=None, help="Only leads since then: 7d, 12h, 30m, or a date such as 2026-11-01.")
-def partners_leads(since: str | None) -> None:
-    """Leads per partner: how many, how hot, and when the last one came."""
+@click.option(
+    "--searches", is_flag=True, help="Searches (referrals: demand, one per caller, partner and issue a day) instead."
+)
+def partners_leads(since: str | None, searches: bool) -> None:
+    """Leads per partner (inspections shared with consent): how many, how hot, and when the last one came."""
     start = parse_since(since) if since else None
 
     async def work(partners: Partners, services: Services) -> tuple[DirectoryRows, list[LeadTally]]:
+        if searches:
+            from garage_tools.store.referrals import ReferralRepository
+
+            return await _directory(partners), await ReferralRepository(services.database).tallies(start)
         return await _directory(partners), await partners.repository.lead_tallies(start)
 
     rows, tallies = _with_partners(work)
     names = {p.id: p.display_name for p in rows.partners}
     window = f" since {start:%Y-%m-%d %H:%M} UTC" if start else ""
+    what = "searches" if searches else "leads"
     if not tallies:
-        click.echo(f"no leads{window}")
+        click.echo(f"no {what}{window}")
         return
-    click.echo(f"leads per partner{window}")
-    click.echo(f"{'PARTNER':<28} {'NAME':<28} {'LEADS':>6} {'HOT':>5} {'WARM':>5} {'COLD':>5}  LAST (UTC)")
+    click.echo(f"{what} per partner{window}")
+    click.echo(f"{'PARTNER':<28} {'NAME':<28} {what.upper():>6} {'HOT':>5} {'WARM':>5} {'COLD':>5}  LAST (UTC)")
     for t in tallies:
         name = names.get(t.partner_id, "(no longer listed)") if t.partner_id else "(area not covered)"
         click.echo(

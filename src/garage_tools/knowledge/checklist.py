@@ -63,6 +63,18 @@ class ChecklistItem(DataModel):
     issue_key: Key | None = Field(
         default=None, alias="issueKey", description="The diagnostic-tree issue a `fix` here most likely is."
     )
+    under_tension: bool = Field(
+        default=False,
+        alias="underTension",
+        description="A part under spring tension (springs, cables, drums, brackets): marked `fix`, the door must "
+        "not be run or lifted, so the form stops asking for the checks that would.",
+    )
+    hands_on: bool = Field(
+        default=False,
+        alias="handsOn",
+        description="The check moves the door (by hand, with the opener or the release): asked after the parts "
+        "under tension, and not asked once one of them is marked `fix`.",
+    )
     source: Text
 
 
@@ -126,6 +138,9 @@ class InspectionChecklist(DataModel):
         missing = [photo for photo in REFERENCE_PHOTO_ITEM_IDS if photo not in ids]
         if missing:
             raise ValueError(f"reference-photo items missing from the list: {missing}")
+        both = [item.id for item in self.items if item.under_tension and item.hands_on]
+        if both:
+            raise ValueError(f"an item is either a part under tension or a check that moves the door: {both}")
         return self
 
     @property

@@ -16,9 +16,9 @@ from garage_tools.knowledge.lab_index import SynonymList
 from garage_tools.knowledge.labs import LabLibrary, load_labs
 from garage_tools.knowledge.matcher import SymptomMatcher
 from garage_tools.knowledge.openers import OpenerCatalog
+from garage_tools.knowledge.regional_prices import RegionalPrices
 from garage_tools.knowledge.schemas import (
     CostCatalog,
-    CostRegion,
     DiagnosticTree,
     DoorStyleCatalog,
     SymptomExemplars,
@@ -29,6 +29,7 @@ from garage_tools.knowledge.semantic import SemanticMatcher
 DATA_FILES: dict[str, type[BaseModel]] = {
     "diagnostic_tree.json": DiagnosticTree,
     "costs.json": CostCatalog,
+    "regional_prices.json": RegionalPrices,
     "door_styles.json": DoorStyleCatalog,
     "inspection_items.json": InspectionChecklist,
     "symptom_exemplars.json": SymptomExemplars,
@@ -45,6 +46,7 @@ class Knowledge:
 
     tree: DiagnosticTree
     costs: CostCatalog
+    regional_prices: RegionalPrices  # a local factor for every ZIP code (costEstimate)
     door_styles: DoorStyleCatalog
     checklist: InspectionChecklist
     exemplars: SymptomExemplars
@@ -71,10 +73,6 @@ class Knowledge:
             value = self._derived[name] = build()
         return value
 
-    @cached_property
-    def region_by_zip_prefix(self) -> dict[str, CostRegion]:
-        return {prefix: region for region in self.costs.regions for prefix in region.prefixes()}
-
 
 @lru_cache(maxsize=1)
 def packaged_tree() -> DiagnosticTree:
@@ -98,6 +96,7 @@ def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:
     knowledge = Knowledge(
         tree=read_data_file(directory / "diagnostic_tree.json", DiagnosticTree),
         costs=read_data_file(directory / "costs.json", CostCatalog),
+        regional_prices=read_data_file(directory / "regional_prices.json", RegionalPrices),
         door_styles=read_data_file(directory / "door_styles.json", DoorStyleCatalog),
         checklist=read_data_file(directory / "inspection_items.json", InspectionChecklist),
         exemplars=read_data_file(directory / "symptom_exemplars.json", SymptomExemplars),
@@ -116,7 +115,6 @@ def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:
         _ = knowledge.matcher  # builds the phrase index; rejects phrases made only of filler words
     except ValueError as exc:
         raise KnowledgeError(f"diagnostic_tree.json: {exc}") from exc
-    _ = knowledge.region_by_zip_prefix
     unknown = sorted({i.issue_key for i in knowledge.checklist.items if i.issue_key} - set(knowledge.tree.issues))
     if unknown:
         raise KnowledgeError(f"inspection_items.json names issue keys diagnostic_tree.json lacks: {unknown}")

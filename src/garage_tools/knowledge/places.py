@@ -109,6 +109,10 @@ class Gazetteer:
     def __len__(self) -> int:
         return len(self._codes)
 
+    def zip_codes(self) -> Sequence[str]:
+        """Every five-digit ZIP code of the data set, ascending."""
+        return self._codes
+
     def zip_place(self, code: str, matched_by: MatchedBy = MatchedBy.ZIP) -> Place | None:
         """The place of a five-digit ZIP code, or None when the data set does not have it."""
         row = self._row_of.get(code)
@@ -125,6 +129,13 @@ class Gazetteer:
             found = _PREFIX.fullmatch(prefix) is not None and end > first
             self._prefix_centres[prefix] = self._centre(range(first, end)) if found else None
         return self._prefix_centres[prefix]
+
+    def prefix_state(self, prefix: str) -> str | None:
+        """The state of a three-digit ZIP prefix (a prefix lies in one state), for a ZIP the data set lacks."""
+        row = bisect_left(self._codes, prefix)
+        if _PREFIX.fullmatch(prefix) is None or row == len(self._codes) or not self._codes[row].startswith(prefix):
+            return None
+        return self._states[self._state_of[row]]
 
     def candidates(self, text: str) -> list[Place]:
         """The places `text` names: a ZIP, ZIP+4, address line with a ZIP, or "City[, ST]"; 400 when unknown.

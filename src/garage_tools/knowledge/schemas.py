@@ -8,7 +8,6 @@ JSON Schema files to `knowledge/schemas/` for editor validation.
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 from typing import Annotated
 
@@ -204,44 +203,14 @@ class IssueCost(DataModel):
     sources: list[Source] = Field(min_length=1)
 
 
-ZIP_PREFIX_RANGE = re.compile(r"^[0-9]{3}(?:-[0-9]{3})?$")
-
-
-class CostRegion(DataModel):
-    name: Text
-    zip_prefixes: list[Annotated[str, StringConstraints(pattern=ZIP_PREFIX_RANGE.pattern)]] = Field(
-        alias="zipPrefixes", min_length=1, description="Three-digit ZIP prefixes or inclusive ranges like 100-104."
-    )
-    multiplier: float = Field(gt=0.5, lt=2.0)
-    confidence: Confidence
-    sources: list[Source] = Field(min_length=1)
-
-    def prefixes(self) -> set[str]:
-        found: set[str] = set()
-        for item in self.zip_prefixes:
-            low, _, high = item.partition("-")
-            for number in range(int(low), int(high or low) + 1):
-                found.add(f"{number:03d}")
-        return found
-
-
 class CostCatalog(DataModel):
     currency: Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
     as_of: Text = Field(alias="asOf", description="When the figures were gathered, e.g. 2024-2026.")
     double_width_ft: float = Field(alias="doubleWidthFt", gt=0, description="Doors this wide or wider cost as double.")
+    emergency_surcharge: UsdRange = Field(
+        alias="emergencySurcharge", description="What an emergency or after-hours call adds, nationally."
+    )
     issues: dict[Key, IssueCost]
-    regions: list[CostRegion]
-    regional_method: Text = Field(alias="regionalMethod")
-
-    @model_validator(mode="after")
-    def _regions_disjoint(self) -> CostCatalog:
-        seen: dict[str, str] = {}
-        for region in self.regions:
-            for prefix in region.prefixes():
-                if prefix in seen:
-                    raise ValueError(f"ZIP prefix {prefix} is in both {seen[prefix]!r} and {region.name!r}")
-                seen[prefix] = region.name
-        return self
 
 
 # --- door styles ------------------------------------------------------------------------
@@ -271,8 +240,43 @@ class StyleRatings(DataModel):
     low_maintenance: Rating = Field(alias="lowMaintenance", description="5 = least upkeep.")
 
 
+class DoorPattern(StrEnum):
+    """How the door's face is divided, for its drawing (scripts/draw_door_styles.py)."""
+
+    RIBBED = "ribbed"
+    SHORT_PANEL = "short-panel"
+    LONG_PANEL = "long-panel"
+    FLUSH = "flush"
+    CARRIAGE = "carriage"
+    V_GROOVE = "v-groove"
+    MODERN_PANELS = "modern-panels"
+    FULL_VIEW_CLEAR = "full-view-clear"
+    FULL_VIEW_FROSTED = "full-view-frosted"
+    PLANKS = "planks"
+
+
+class DoorFinish(StrEnum):
+    WHITE = "white"
+    ALMOND = "almond"
+    SANDSTONE = "sandstone"
+    CHARCOAL = "charcoal"
+    BLACK = "black"
+    SILVER = "silver"
+    OAK = "oak"
+    WALNUT = "walnut"
+    CEDAR = "cedar"
+
+
+class DoorLook(DataModel):
+    """What the style's drawing shows: the face's pattern and its colour."""
+
+    pattern: DoorPattern
+    finish: DoorFinish
+
+
 class DoorStyle(DataModel):
     id: Slug
+    look: DoorLook = Field(description="How the style's drawing (static/styles/<id>.webp) shows it.")
     name: Text
     type: DoorType
     budget: Budget

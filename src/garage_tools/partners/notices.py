@@ -1,5 +1,10 @@
 """Lead notices: how a partner hears of the leads routed to them, by e-mail through the outbox.
 
+A lead is what a homeowner chose to send: an inspection with consent to share their contact details (and a
+service request, whose notices are `request_mail.py`'s). A search is not a lead: routeByZip records a
+referral (`referrals.py`), which nobody is mailed about. The same homeowner's lead for the same partner
+within a day is told once (`DUPLICATE_WINDOW`), and the repeat is marked told so no digest repeats it.
+
 A hot lead (an emergency, or a job that needs a pro now) is mailed to the partner's addresses in the
 transaction that stores it, so it leaves within seconds of the request and is never lost or sent twice.
 Warm and cold leads wait for the daily digest (`garage-tools partners digest`). Either way the lead is
@@ -26,6 +31,7 @@ from garage_tools.store.partner_console import (
     PartnerConsoleRepository,
     PartnerLead,
     contacts_of,
+    told_contacts_since,
     urgent_told_since,
 )
 from garage_tools.store.partners import Lead
@@ -38,6 +44,8 @@ MAX_DIGEST_LINES = 50  # the rest are counted, and listed in the console
 #: Urgent notices a partner gets in an hour at most; beyond it (a flood of requests, perhaps made to bury a
 #: partner in mail), hot leads wait for the digest like the others. Still recorded, still in the console.
 URGENT_PER_HOUR = 30
+#: A homeowner's lead a partner was told of within this is not told again (a resubmitted inspection).
+DUPLICATE_WINDOW = timedelta(days=1)
 NOT_SAID = "Not said"
 
 _HEAT_WORDS = {"hot": "urgent", "warm": "replacement", "cold": "looking into it"}
@@ -168,14 +176,18 @@ class LeadNotices:
         """
         if self.outbox is None:
             return set()
-        urgent = {i: lead for i, lead in enumerate(leads) if lead.lead_heat == HOT and lead.partner_id and lead.covered}
+        told = await self._repeats(session, leads)
+        urgent = {
+            i: lead
+            for i, lead in enumerate(leads)
+            if lead.lead_heat == HOT and lead.partner_id and lead.covered and i not in told
+        }
         if not urgent:
-            return set()
+            return told
         partner_ids = [str(lead.partner_id) for lead in urgent.values()]
         contacts = await contacts_of(session, partner_ids)
         hour_ago = min(lead.created_at for lead in urgent.values()) - timedelta(hours=1)
         sent = await urgent_told_since(session, partner_ids, hour_ago)
-        told: set[int] = set()
         for position, lead in urgent.items():
             partner_id = str(lead.partner_id)
             found = contacts.get(partner_id)
@@ -187,8 +199,25 @@ class LeadNotices:
                 await self.outbox.enqueue(session, hot_lead_mail(address, name, lead, self.problem(lead.issue)))
             told.add(position)
         if told:
-            log.info("lead notices: %d urgent lead(s) queued for their partners", len(told))
+            log.info("lead notices: %d urgent or repeated lead(s) told or set aside", len(told))
         return told
+
+    @staticmethod
+    async def _repeats(session: AsyncSession, leads: Sequence[Lead]) -> set[int]:
+        """Positions of leads whose homeowner the partner already heard of within `DUPLICATE_WINDOW`
+        (earlier, or earlier in this batch): counted as told, never mailed again."""
+        named = [(i, lead) for i, lead in enumerate(leads) if lead.partner_id and lead.contact_email]
+        if not named:
+            return set()
+        since = min(lead.created_at for _, lead in named) - DUPLICATE_WINDOW
+        seen = await told_contacts_since(session, [str(lead.partner_id) for _, lead in named], since)
+        repeats: set[int] = set()
+        for position, lead in named:
+            pair = (str(lead.partner_id), str(lead.contact_email))
+            if pair in seen:
+                repeats.add(position)
+            seen.add(pair)
+        return repeats
 
     async def send_digest(self, now: datetime, base_url: str | None) -> int:
         """Queue each partner's digest of the leads not yet told; how many leads it covered."""

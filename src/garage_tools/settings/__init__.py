@@ -205,6 +205,31 @@ class Settings(MailSettings, ModelSettings, WebhookSettings):
             "reaches every running process within this many seconds."
         ),
     )
+    # -- service requests (requestService) --------------------------------------------------------
+    request_response_hours: float = Field(
+        default=2.0,
+        gt=0,
+        le=720,
+        description=(
+            "Plain hours (not business hours: nights and weekends count) a partner has to answer a service "
+            "request before it is offered to the next partner that serves the ZIP code, and the homeowner told."
+        ),
+    )
+    request_sweep_seconds: float = Field(
+        default=60.0,
+        ge=0,
+        le=86400,
+        description=(
+            "How often each `serve` process looks for requests left unanswered past `REQUEST_RESPONSE_HOURS` "
+            "(0: never in `serve`; run `garage-tools requests sweep` from a scheduler instead)."
+        ),
+    )
+    request_limit_per_contact: int = Field(
+        default=3,
+        ge=1,
+        le=10_000,
+        description="Service requests one e-mail address or phone number may send a day (a day: the last 24 hours).",
+    )
     retention_inspection_days: int = Field(
         default=730, ge=1, le=36500, description="Days an inspection report (and who sent it) is kept; `data purge`."
     )
@@ -223,6 +248,21 @@ class Settings(MailSettings, ModelSettings, WebhookSettings):
         pattern=r"^[^@\s<>]+@[^@\s<>]+$",
         description="Where people ask for their data to be deleted (an e-mail address), shown on /privacy.",
     )
+    # -- contact (homeowner) --
+    contact_email: str | None = Field(
+        default=None,
+        max_length=320,
+        pattern=r"^[^@\s<>]+@[^@\s<>]+$",
+        description="The address people write to about the service, shown on /about and in every homeowner page's "
+        "footer (and on /privacy when GARAGE_TOOLS_PRIVACY_CONTACT is not set).",
+    )
+    contact_phone: str | None = Field(
+        default=None,
+        max_length=40,
+        pattern=r"^\+?[0-9 ().-]{7,39}$",
+        description="A phone number for the same, e.g. `+1 435 555 0100`, shown beside it.",
+    )
+    # -- end contact --
     reference_photos_manifest: Path | None = Field(
         default=None,
         description=(
@@ -294,7 +334,7 @@ class Settings(MailSettings, ModelSettings, WebhookSettings):
         # An empty GARAGE_TOOLS_REFERENCE_PHOTOS_MANIFEST= line means "the packaged photos", not the current directory.
         return None if isinstance(value, str) and not value.strip() else value
 
-    @field_validator("privacy_contact", mode="before")
+    @field_validator("privacy_contact", "contact_email", "contact_phone", mode="before")
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
         return value or None

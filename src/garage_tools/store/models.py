@@ -345,6 +345,102 @@ class OAuthToken(Base):
     used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
 
 
+class ServiceRequest(Base):
+    """A homeowner's request that a pro come out (`requestService`): a lead they chose to send.
+
+    `id` is the request number people read aloud ("R-4829-3915"); the homeowner's status page is opened by
+    a separate random token of which only a SHA-256 is kept (`token_hash`), so a copy of the table opens no
+    page. `partner_id` is the partner it is offered to now, since `offered_at`; `previous_offers` lists the
+    partners it was offered to before (who declined or stayed silent), oldest first, so re-routing never
+    offers it to one of them again. `idempotency_hash` and `request_hash` work as for inspection reports.
+    Every change of status is a row of `service_request_events` in the same transaction.
+    """
+
+    __tablename__ = "service_requests"
+    __table_args__ = (
+        Index("ix_service_requests_partner_id_created_at", "partner_id", "created_at"),
+        # The sweep's one query: requests still waiting for an answer, oldest offer first.
+        Index("ix_service_requests_status_offered_at", "status", "offered_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    #: With an Idempotency-Key, the token is derived from the key and this salt, so a retry can answer the same
+    #: link again; the key itself is never stored, so the table alone still opens no page.
+    token_salt: Mapped[str | None] = mapped_column(String(32), default=None)
+    idempotency_hash: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
+    request_hash: Mapped[str] = mapped_column(String(64))
+    partner_id: Mapped[str] = mapped_column(String(64))
+    offered_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    previous_offers: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    zip: Mapped[str] = mapped_column(String(5))
+    issue: Mapped[str | None] = mapped_column(String(64), default=None)
+    description: Mapped[str | None] = mapped_column(Text, default=None)
+    door_size: Mapped[str | None] = mapped_column(String(20), default=None)
+    contact_name: Mapped[str] = mapped_column(String(100))
+    contact_phone: Mapped[str | None] = mapped_column(String(32), default=None)
+    contact_email: Mapped[str | None] = mapped_column(String(320), index=True, default=None)
+    consent_contact_share: Mapped[bool] = mapped_column(Boolean)
+    windows: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    notes: Mapped[str | None] = mapped_column(Text, default=None)
+    report_id: Mapped[str | None] = mapped_column(String(32), default=None)
+    language: Mapped[str] = mapped_column(String(8), default="en", server_default="en")
+    source: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))
+    arrival_from: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    arrival_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    reason: Mapped[str | None] = mapped_column(String(300), default=None)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    first_response_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    #: Where the request reached the service, so mail sent later (a re-route, a status change) links back.
+    base_url: Mapped[str | None] = mapped_column(String(300), default=None)
+
+
+class ServiceRequestEvent(Base):
+    """One change of a service request: its new status, who made it (homeowner, partner, system), when, and
+    what came with it (an arrival window, a reason, the partner it was offered to). The request's history."""
+
+    __tablename__ = "service_request_events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    request_id: Mapped[str] = mapped_column(
+        String(16), ForeignKey("service_requests.id", ondelete="CASCADE"), index=True
+    )
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    kind: Mapped[str] = mapped_column(String(24))
+    status: Mapped[str] = mapped_column(String(16))
+    by: Mapped[str] = mapped_column(String(16))
+    partner_id: Mapped[str] = mapped_column(String(64))
+    detail: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class Referral(Base):
+    """A search that named a partner (routeByZip, or an inspection without consent to share): demand, not a lead.
+
+    No personal data: `caller` is a SHA-256 of the caller's address or key and the day, good only to count
+    one person once; `dedupe` (a hash of caller, partner, issue and day) is unique, so one person searching
+    the same problem again that day adds nothing.
+    """
+
+    __tablename__ = "referrals"
+    __table_args__ = (Index("ix_referrals_partner_id_day", "partner_id", "day"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    day: Mapped[date] = mapped_column(Date, index=True)
+    partner_id: Mapped[str | None] = mapped_column(String(64), default=None)
+    covered: Mapped[bool] = mapped_column(Boolean)
+    zip: Mapped[str | None] = mapped_column(String(5), default=None)
+    issue: Mapped[str | None] = mapped_column(String(64), default=None)
+    door_size: Mapped[str | None] = mapped_column(String(20), default=None)
+    heat: Mapped[str | None] = mapped_column(String(8), default=None)
+    source: Mapped[str] = mapped_column(String(16))
+    surface: Mapped[str] = mapped_column(String(16))
+    caller: Mapped[str] = mapped_column(String(64))
+    dedupe: Mapped[str] = mapped_column(String(64), unique=True)
+
+
 class WebhookEndpoint(Base):
     """Where a partner wants its events delivered, signed per the Standard Webhooks specification.
 

@@ -141,6 +141,23 @@ async def urgent_told_since(session: AsyncSession, partner_ids: Sequence[str], s
     return {str(partner_id): int(count) for partner_id, count in rows}
 
 
+async def told_contacts_since(
+    session: AsyncSession, partner_ids: Sequence[str], since: datetime
+) -> set[tuple[str, str]]:
+    """(partner, homeowner address) pairs of the leads recorded since `since`: a homeowner who sends the same
+    lead twice reaches the partner once (in the caller's transaction)."""
+    rows = await session.execute(
+        select(LeadEvent.partner_id, LeadEvent.contact_email)
+        .where(
+            LeadEvent.partner_id.in_(set(partner_ids)),
+            LeadEvent.created_at >= since,
+            LeadEvent.contact_email.is_not(None),
+        )
+        .distinct()
+    )
+    return {(str(partner_id), str(email)) for partner_id, email in rows}
+
+
 async def _bump_directory(session: AsyncSession, now: datetime) -> None:
     await session.execute(
         update(PartnerDirectoryState)

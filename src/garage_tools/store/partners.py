@@ -305,36 +305,7 @@ class PartnerRepository:
 
     async def lead_tallies(self, since: datetime | None = None) -> list[LeadTally]:
         """Leads per partner (most first), optionally only those recorded at or after `since`."""
-
-        def heat(value: str) -> Any:
-            return func.sum(case((LeadEvent.lead_heat == value, 1), else_=0))
-
-        query = select(
-            LeadEvent.partner_id,
-            func.count(),
-            heat("hot"),
-            heat("warm"),
-            heat("cold"),
-            func.min(LeadEvent.created_at),
-            func.max(LeadEvent.created_at),
-        ).group_by(LeadEvent.partner_id)
-        if since is not None:
-            query = query.where(LeadEvent.created_at >= since)
-        async with self._db.session() as session:
-            rows = (await session.execute(query)).all()
-        tallies = [
-            LeadTally(
-                partner_id=row[0],
-                total=int(row[1]),
-                hot=int(row[2] or 0),
-                warm=int(row[3] or 0),
-                cold=int(row[4] or 0),
-                first_at=_aware(row[5]),
-                last_at=_aware(row[6]),
-            )
-            for row in rows
-        ]
-        return sorted(tallies, key=lambda tally: (-tally.total, tally.partner_id or ""))
+        return await tallies(self._db, LeadEvent.partner_id, LeadEvent.lead_heat, LeadEvent.created_at, since)
 
     async def leads(self, since: datetime | None = None) -> list[Lead]:
         """Recorded leads, oldest first (for tests and exports)."""
@@ -360,6 +331,31 @@ class PartnerRepository:
             )
             for row in rows
         ]
+
+
+async def tallies(
+    database: Database, partner: Any, heat_of: Any, created: Any, since: datetime | None = None
+) -> list[LeadTally]:
+    """Rows per partner (most first) with their heats and first and last times, at or after `since`: one
+    counting for leads and referrals alike (the columns name the table)."""
+
+    def heat(value: str) -> Any:
+        return func.sum(case((heat_of == value, 1), else_=0))
+
+    query = select(
+        partner, func.count(), heat("hot"), heat("warm"), heat("cold"), func.min(created), func.max(created)
+    ).group_by(partner)
+    if since is not None:
+        query = query.where(created >= since)
+    async with database.session() as session:
+        rows = (await session.execute(query)).all()
+    found = [
+        LeadTally(
+            row[0], int(row[1]), int(row[2] or 0), int(row[3] or 0), int(row[4] or 0), _aware(row[5]), _aware(row[6])
+        )
+        for row in rows
+    ]
+    return sorted(found, key=lambda tally: (-tally.total, tally.partner_id or ""))
 
 
 _LEADS = Base.metadata.tables[LeadEvent.__tablename__]

@@ -5,7 +5,8 @@ operator's scheduler. What goes:
 
 - inspection reports older than the inspections period (the e-mail address, name, ZIP code, consents,
   answers and notes they hold); a lead that pointed at one keeps its row but loses the report id;
-- leads older than the leads period, contact details and all;
+- leads older than the leads period, contact details and all; service requests (with their history) and
+  referrals too;
 - sign-in links and portal sessions once they have expired;
 - connected apps (OAuth grants) once revoked, once unused past their refresh token's lifetime, or, never
   allowed, once the request expired; codes and tokens once they have expired or their grant goes;
@@ -40,6 +41,9 @@ from garage_tools.store.models import (
     OutboxMessage,
     PartnerAuditEntry,
     PortalSession,
+    Referral,
+    ServiceRequest,
+    ServiceRequestEvent,
 )
 
 #: Outbox states that are done with: delivered, or given up on after every attempt.
@@ -60,6 +64,9 @@ class Retention:
 KINDS = {
     "inspection_reports": "inspection reports",
     "leads": "leads",
+    "service_requests": "service requests",
+    "service_request_events": "service request changes",
+    "referrals": "referrals",
     "sign_in_links": "sign-in links",
     "portal_sessions": "portal sessions",
     "emails": "e-mails",
@@ -151,6 +158,15 @@ def _app_targets(grants: ColumnElement[bool], tokens: ColumnElement[bool] | None
     ]
 
 
+def _request_targets(requests: ColumnElement[bool]) -> list[_Target]:
+    """The service requests `requests` selects, their history first (a lead the homeowner sent: leads' period)."""
+    of_requests = ServiceRequestEvent.request_id.in_(select(ServiceRequest.id).where(requests))
+    return [
+        _Target("service_request_events", _table(ServiceRequestEvent), of_requests),
+        _Target("service_requests", _table(ServiceRequest), requests),
+    ]
+
+
 async def purge(database: Database, retention: Retention, *, dry_run: bool = False, clock: Clock = utc_now) -> Deleted:
     """Delete everything past its retention (see the module docstring); what was deleted."""
     now = clock()
@@ -160,6 +176,8 @@ async def purge(database: Database, retention: Retention, *, dry_run: bool = Fal
             "inspection_reports", _table(InspectionRecord), InspectionRecord.created_at < now - retention.inspections
         ),
         _Target("leads", _table(LeadEvent), LeadEvent.created_at < now - retention.leads),
+        *_request_targets(ServiceRequest.created_at < now - retention.leads),
+        _Target("referrals", _table(Referral), Referral.created_at < now - retention.leads),
         _Target("sign_in_links", _table(LoginToken), LoginToken.expires_at <= now),
         _Target("portal_sessions", _table(PortalSession), PortalSession.expires_at <= now),
         _Target(
@@ -186,6 +204,7 @@ async def forget(database: Database, email: str, *, dry_run: bool = False) -> De
     targets = [
         _Target("inspection_reports", _table(InspectionRecord), InspectionRecord.email == address),
         _Target("leads", _table(LeadEvent), LeadEvent.contact_email == address),
+        *_request_targets(ServiceRequest.contact_email == address),
         _Target("sign_in_links", _table(LoginToken), LoginToken.email == address),
         _Target("portal_sessions", _table(PortalSession), PortalSession.email == address),
         _Target("emails", _table(OutboxMessage), OutboxMessage.to_address == address),

@@ -51,6 +51,11 @@ class Service(Starlette):
         self.router.redirect_slashes = False
         self._not_found = self.router.default
         self.router.default = self._slash_redirect_or_not_found
+        self._entry: ASGIApp = self._dispatch
+
+    def wrap_everything(self, outer: Callable[[ASGIApp], ASGIApp]) -> None:
+        """Put `outer` (compression) around both ways in: the tool calls and Starlette's middleware."""
+        self._entry = outer(self._dispatch)
 
     def route_tool_calls(
         self,
@@ -68,6 +73,9 @@ class Service(Starlette):
             self._mcp_host_allowed = mcp_host_allowed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._entry(scope, receive, send)
+
+    async def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
         target = self._tool_call_target(scope) if scope["type"] == "http" else None
         if target is None:
             await super().__call__(scope, receive, send)

@@ -19,12 +19,14 @@ from garage_tools.tools import (
     promotions,
     retrieval,
     routing,
+    service_request,
     vision,
 )
 
 TOOLS = (
     diagnose.TOOL,
     routing.TOOL,
+    service_request.TOOL,
     cost.TOOL,
     catalog.TOOL,
     promotions.TOOL,

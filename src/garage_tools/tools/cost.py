@@ -11,6 +11,8 @@ from pydantic import AfterValidator, Field, StringConstraints, field_validator
 
 from garage_tools.errors import FieldProblem, InvalidArguments
 from garage_tools.knowledge.loader import Knowledge, packaged_issue_keys, packaged_tree
+from garage_tools.knowledge.places import us_places
+from garage_tools.knowledge.regional_prices import FactorKind, LocalFactor, local_factor
 from garage_tools.knowledge.schemas import Confidence, DiagnosticTree, DiyRisk, Urgency, UsdRange
 from garage_tools.models import InputModel, OutputModel
 from garage_tools.registry import Tool, ToolContext
@@ -71,7 +73,10 @@ class CostEstimateInput(InputModel):
     zip: str | None = Field(
         default=None,
         pattern=ZIP_PATTERN,
-        description="Five-digit US ZIP code; adjusts the range for regional labor costs where data exists.",
+        description=(
+            "Five-digit US ZIP code; adjusts the range to local prices (a factor for every state and DC, "
+            "and for a few metro areas)."
+        ),
         examples=["94110"],
     )
 
@@ -98,9 +103,37 @@ class DoorSize(OutputModel):
 
 class RegionalAdjustment(OutputModel):
     zip: str
-    region: str = Field(description="The metro area the ZIP code falls in.")
+    region: str = Field(description="The area whose price level is used: a metro area, or else the state.")
     multiplier: float = Field(description="Applied to the national range.")
-    confidence: Confidence
+    confidence: Confidence = Field(description="How sure the local factor is.")
+    kind: FactorKind | None = Field(default=None, description="`metro` or `state`: which kind of area `region` is.")
+    state: str | None = Field(default=None, description="The ZIP code's two-letter state.")
+    place: str | None = Field(default=None, description='The ZIP code\'s own town, e.g. "Saint George, UT".')
+    year: int | None = Field(default=None, description="The year of the local price figure.")
+    basis: str | None = Field(default=None, description="What the factor rests on, in plain words.")
+    sources: list[SourceLink] = Field(default_factory=list, description="Where the local factor comes from.")
+
+    @classmethod
+    def of(cls, code: str, factor: LocalFactor) -> RegionalAdjustment:
+        if factor.kind is FactorKind.STATE:
+            basis = (
+                f"{factor.area}'s price level in {factor.year} (the BEA's Regional Price Parity), "
+                "compared with the US average"
+            )
+        else:
+            basis = f"a construction cost estimate for the {factor.area} area ({factor.year})"
+        return cls(
+            zip=code,
+            region=factor.area,
+            multiplier=factor.multiplier,
+            confidence=factor.confidence,
+            kind=factor.kind,
+            state=factor.state,
+            place=factor.place,
+            year=factor.year,
+            basis=basis,
+            sources=[SourceLink(title=s.title, url=str(s.url)) for s in factor.sources],
+        )
 
 
 class CostEstimateOutput(OutputModel):
@@ -111,7 +144,14 @@ class CostEstimateOutput(OutputModel):
     covers: str = Field(description="What the range pays for.")
     size_class: SizeClass = Field(description="Whether the single-car or the double-car range applies.")
     door_size: DoorSize | None = Field(default=None, description="The parsed door size, when one was given.")
-    region: RegionalAdjustment | None = Field(default=None, description="Present when the ZIP code's region has data.")
+    region: RegionalAdjustment | None = Field(
+        default=None,
+        description="Where the price is for and how sure the local factor is (ZIP codes of the 50 states and DC).",
+    )
+    emergency_surcharge: CostRange | None = Field(
+        default=None,
+        description="What an emergency or after-hours call adds on top of the range (adjusted like the range).",
+    )
     diy_risk: DiyRisk = Field(description=DIY_RISK_DESCRIPTION)
     urgency: Urgency
     safety_note: str | None = Field(default=None, description="Present when there is a safety concern.")
@@ -133,6 +173,13 @@ def unknown_issue_message(key: str, tree: DiagnosticTree) -> str:
 
 def _round_out(value: float, step: int, up: bool) -> int:
     return int((math.ceil if up else math.floor)(value / step) * step)
+
+
+def _scaled(usd: UsdRange, factor: float, currency: str) -> CostRange:
+    """A national range times a local factor, rounded outwards to $5 (a range never narrows by rounding)."""
+    return CostRange(
+        min=_round_out(usd.min * factor, 5, up=False), max=_round_out(usd.max * factor, 5, up=True), currency=currency
+    )
 
 
 def estimate(knowledge: Knowledge, args: CostEstimateInput) -> CostEstimateOutput:
@@ -160,35 +207,39 @@ def estimate(knowledge: Knowledge, args: CostEstimateInput) -> CostEstimateOutpu
     national: UsdRange = cost.double if size_class is SizeClass.DOUBLE else cost.single
 
     region: RegionalAdjustment | None = None
-    low, high = float(national.min), float(national.max)
+    factor = 1.0
     if args.zip is None:
         assumptions.append("No ZIP code given: national typical range.")
     else:
-        found = knowledge.region_by_zip_prefix.get(args.zip[:3])
+        found = local_factor(knowledge.regional_prices, us_places(), args.zip)
         if found is None:
-            assumptions.append(f"No regional cost data for ZIP {args.zip}: national typical range.")
-        else:
-            region = RegionalAdjustment(
-                zip=args.zip, region=found.name, multiplier=found.multiplier, confidence=found.confidence
-            )
-            low, high = low * found.multiplier, high * found.multiplier
             assumptions.append(
-                f"ZIP {args.zip} is in the {found.name} area: national range x {found.multiplier:g} "
-                "for local labor costs (indicative)."
+                f"No local price data for ZIP {args.zip} (outside the 50 states and DC): national range."
             )
-    assumptions.append(f"Parts and labor at {costs.as_of} prices; emergency or after-hours calls cost more.")
+        else:
+            region = RegionalAdjustment.of(args.zip, found)
+            factor = found.multiplier
+            where = f"the {found.area} area" if found.kind is FactorKind.METRO else found.area
+            assumptions.append(
+                f"ZIP {args.zip} is in {where}: national range x {factor:g} for local prices "
+                f"({found.confidence.value} confidence; indicative, not a quote)."
+            )
+    surcharge = costs.emergency_surcharge
+    assumptions.append(
+        f"Parts and labor at {costs.as_of} prices; an emergency or after-hours call adds about "
+        f"${_round_out(surcharge.min * factor, 5, up=False)}-${_round_out(surcharge.max * factor, 5, up=True)}."
+    )
 
     return CostEstimateOutput(
         issue_key=args.issue_key,
         issue_name=issue.name,
-        cost_range=CostRange(
-            min=_round_out(low, 5, up=False), max=_round_out(high, 5, up=True), currency=costs.currency
-        ),
+        cost_range=_scaled(national, factor, costs.currency),
         national_range=CostRange.of(national, costs.currency),
         covers=cost.covers,
         size_class=size_class,
         door_size=door_size,
         region=region,
+        emergency_surcharge=_scaled(surcharge, factor, costs.currency),
         diy_risk=issue.diy_risk,
         urgency=issue.urgency,
         safety_note=issue.safety_note,
@@ -209,10 +260,11 @@ TOOL = Tool(
     summary="Typical repair cost range for an issue, by door size and ZIP code, with DIY safety.",
     description=(
         "Give an issue key (from diagnose's `likelyIssues[].key`, e.g. `broken_spring`), optionally the door "
-        "size as `<width>x<height>` in feet (double-car doors cost more) and a five-digit ZIP code (adjusts for "
-        "regional labor costs where data exists). Returns the typical installed cost range in USD, what it "
-        "covers, the DIY risk rating, a safety note when the repair is dangerous, the assumptions used and the "
-        "sources of the figures. Figures are published US averages, not a quote."
+        "size as `<width>x<height>` in feet (double-car doors cost more) and a five-digit ZIP code (adjusts to "
+        "local prices: a metro area's factor or the state's price level, with its confidence and source). Returns "
+        "the typical installed cost range in USD, what it covers, what an emergency call adds, the DIY risk "
+        "rating, a safety note when the repair is dangerous, the assumptions used and the sources of the "
+        "figures. Figures are published averages adjusted to the place, not a quote."
     ),
     input_model=CostEstimateInput,
     output_model=CostEstimateOutput,

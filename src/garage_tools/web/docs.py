@@ -7,7 +7,6 @@ installed with the service (no CDN), and only the two files the page loads.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import importlib.util
 from dataclasses import dataclass
@@ -48,11 +47,12 @@ def swagger_ui_directory() -> Path:
 
 
 class CompressedFiles:
-    """A few named files of a directory, each read and gzipped once, then served from memory with an ETag,
-    304s and a day's caching (they change only with the package).
+    """A few named files of a directory, each read once, then served from memory with a strong ETag, 304s and
+    a day's caching (they change only with the package).
 
     The Swagger UI bundle is 1.5 MB and 411 KB gzipped; compressing it on each view of the reference page
-    cost about 70 ms of CPU.
+    cost about 70 ms of CPU. The compression layer (surfaces/compression.py) compresses an answer with a
+    strong ETag once and keeps it.
     """
 
     CACHE = "public, max-age=86400"
@@ -63,29 +63,25 @@ class CompressedFiles:
             raise RuntimeError(f"{directory} lacks {', '.join(missing)}")
         self.directory = directory
         self.names = names
-        self._files: dict[str, tuple[bytes, bytes, str]] = {}  # name -> (plain, gzipped, ETag)
+        self._files: dict[str, tuple[bytes, str]] = {}  # name -> (bytes, ETag)
 
-    def _file(self, name: str) -> tuple[bytes, bytes, str]:
+    def _file(self, name: str) -> tuple[bytes, str]:
         found = self._files.get(name)
         if found is None:
             plain = (self.directory / name).read_bytes()
-            etag = f'"{hashlib.sha256(plain).hexdigest()[:32]}"'
-            found = self._files[name] = (plain, gzip.compress(plain, compresslevel=9, mtime=0), etag)
+            found = self._files[name] = (plain, f'"{hashlib.sha256(plain).hexdigest()[:32]}"')
         return found
 
     async def serve(self, request: Request) -> Response:
-        """`GET …/{name}`: one of the files, gzipped when the client takes it."""
+        """`GET …/{name}`: one of the files (compressed on the way out for clients that take it)."""
         name = request.path_params["name"]
         if name not in self.names:
             raise HTTPException(status_code=404)
-        plain, zipped, etag = self._file(name)
-        headers = {"ETag": etag, "Cache-Control": self.CACHE, "Vary": "Accept-Encoding"}
+        plain, etag = self._file(name)
+        headers = {"ETag": etag, "Cache-Control": self.CACHE}
         if etag in {tag.strip().removeprefix("W/") for tag in request.headers.get("if-none-match", "").split(",")}:
             return Response(status_code=304, headers=headers)
-        media_type = ASSET_MEDIA_TYPES[Path(name).suffix]
-        if "gzip" in request.headers.get("accept-encoding", ""):
-            return Response(zipped, media_type=media_type, headers={**headers, "Content-Encoding": "gzip"})
-        return Response(plain, media_type=media_type, headers=headers)
+        return Response(plain, media_type=ASSET_MEDIA_TYPES[Path(name).suffix], headers=headers)
 
 
 @dataclass(frozen=True)

@@ -17,13 +17,14 @@ from starlette.routing import BaseRoute, Route
 from garage_tools.access.policy import Access
 from garage_tools.errors import NotFound, ServiceError
 from garage_tools.knowledge.checklist import ChecklistItem, InspectionChecklist
+from garage_tools.knowledge.photos import Photo, PhotoLibrary, PhotoSeverity
 from garage_tools.observability.redaction import redact_paths_in_access_log
 from garage_tools.registry import dump
 from garage_tools.services import Services
-from garage_tools.store.inspections import InspectionRepository
+from garage_tools.store.inspections import InspectionRepository, StoredInspection
 from garage_tools.surfaces.responses import error_response, json_response
 from garage_tools.tools.inspection.models import InspectionReport, ItemResult
-from garage_tools.tools.inspection.report import REPORT_ID, public_report, reading
+from garage_tools.tools.inspection.report import REPORT_ID, local_prices, public_report, reading
 from garage_tools.web.pages import render
 
 #: A report is reachable by anyone holding its link: keep it out of indexes, caches shared between
@@ -42,22 +43,39 @@ class Area:
 
 
 def areas_of(checklist: InspectionChecklist) -> list[Area]:
-    """The checklist's items grouped by area, areas in the order they first appear."""
+    """The checklist's items grouped by area, areas in the order they first appear, and in each area the
+    checks that move the door last: by then the parts under tension have been looked at."""
     groups: dict[str, list[ChecklistItem]] = {}
     for item in checklist.items:
         groups.setdefault(item.area, []).append(item)
-    return [Area(name, items) for name, items in groups.items()]
+    return [Area(name, sorted(items, key=lambda item: item.hands_on)) for name, items in groups.items()]
+
+
+def drawings_of(checklist: InspectionChecklist, library: PhotoLibrary) -> dict[str, Photo]:
+    """The drawing shown beside each question: the healthy picture of its part, the one the report compares
+    against (items whose part has no gallery have none)."""
+    found: dict[str, Photo] = {}
+    for item in checklist.items:
+        healthy = (
+            library.for_item(item.reference_photo_item, PhotoSeverity.HEALTHY) if item.reference_photo_item else []
+        )
+        if healthy:
+            found[item.id] = healthy[0]
+    return found
 
 
 class InspectionPages:
     def __init__(self, services: Services, access: Access) -> None:
         self.reports = InspectionRepository(services.database)
         self.photos = services.photos
+        self.knowledge = services.knowledge
         self.areas = areas_of(services.knowledge.checklist)
+        self.drawings = drawings_of(services.knowledge.checklist, services.photos)
         self.access = access
 
     async def form(self, request: Request) -> Response:
-        return render(request, "inspection/form.html", {"areas": self.areas})
+        context = {"areas": self.areas, "drawings": self.drawings, "total": sum(len(a.items) for a in self.areas)}
+        return render(request, "inspection/form.html", context)
 
     async def without_script(self, request: Request) -> Response:
         """Where the form posts when its script did not run: say so instead of losing the answers quietly."""
@@ -70,31 +88,35 @@ class InspectionPages:
 
     async def report_page(self, request: Request) -> Response:
         try:
-            report = await self._report(request)
+            stored, report = await self._report(request)
         except ServiceError as error:
             if error.status == 404:
                 return render(request, "not_found.html", {"path": "/reports/…"}, status=404, headers=REPORT_HEADERS)
             problem = {"title": "Please try again shortly", "message": error.message}
             headers = {**REPORT_HEADERS, **error.headers}
             return render(request, "inspection/message.html", problem, status=error.status, headers=headers)
-        context = {**reading(report, self.photos), "areas": _results_by_area(report)}
+        context = {
+            **reading(report, self.photos),
+            "areas": _results_by_area(report),
+            "prices": local_prices(self.knowledge, stored),
+        }
         return render(request, "inspection/report.html", context, headers=REPORT_HEADERS)
 
     async def report_json(self, request: Request) -> Response:
         try:
-            report = await self._report(request)
+            _, report = await self._report(request)
         except ServiceError as error:
             response = error_response(error)
             response.headers.update(REPORT_HEADERS)
             return response
         return json_response(dump(report), headers=REPORT_HEADERS)
 
-    async def _report(self, request: Request) -> InspectionReport:
+    async def _report(self, request: Request) -> tuple[StoredInspection, InspectionReport]:
         report_id = request.path_params["report_id"]
         stored = await self.reports.get(report_id) if REPORT_ID.match(report_id) else None
         if stored is None:
             raise NotFound("No inspection report at this address. Check the link in your e-mail.")
-        return public_report(stored, self.access.base_url(request.scope))
+        return stored, public_report(stored, self.access.base_url(request.scope))
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,12 @@ PAGE_HEADERS = {
 LANGUAGE_COOKIE_SECONDS = 365 * 24 * 3600
 
 
+def _site_contact(request: Request | None) -> Any:
+    """The operator's contact (web/about.py `Contact`) of the app serving `request`, for every page's footer."""
+    app = request.scope.get("app") if request is not None else None
+    return getattr(getattr(app, "state", None), "contact", None)
+
+
 def _environment(language: str) -> Environment:
     """The templates in one language: Jinja2's i18n extension over that language's gettext catalog."""
     environment = Environment(
@@ -43,7 +49,7 @@ def _environment(language: str) -> Environment:
         lstrip_blocks=True,
         extensions=["jinja2.ext.i18n"],
     )
-    environment.globals.update(version=__version__, lang=language)
+    environment.globals.update(version=__version__, lang=language, site_contact=_site_contact)
     environment.filters.update(FILTERS)  # the shared result cards format as results.js does
     environment.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
     return environment

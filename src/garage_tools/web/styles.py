@@ -38,6 +38,8 @@ RATINGS = {
     "curbAppeal": "Looks",
     "lowMaintenance": "Low upkeep",
 }
+#: The most styles a comparison shows side by side (a phone has room for three columns at most).
+COMPARE_AT_MOST = 3
 SEVERITY_WORDS = {"HEALTHY": "Healthy", "WATCH": "Keep an eye on it", "FIX": "Needs repair"}
 
 
@@ -87,6 +89,30 @@ class StylePages:
             status, headers = error.status, error.headers
         return render(request, "home/styles.html", context, status=status, headers=headers)
 
+    async def compare(self, request: Request) -> Response:
+        """Two or three styles side by side, in the order they were ticked."""
+        ids = list(dict.fromkeys(request.query_params.getlist("id")))
+        context: dict[str, Any] = {
+            "budgets": {b.value: label for b, label in BUDGETS.items()},
+            "ratings": RATINGS,
+        }
+        status = 200
+        if not 2 <= len(ids) <= COMPARE_AT_MOST:
+            context["problem"] = "Tick two or three styles on the styles page to compare them."
+            return render(request, "home/styles_compare.html", context, status=400)
+        try:
+            catalog = await self._call(request, "getDoorStyles", {})
+        except ServiceError as error:
+            context["problem"] = self._plain(error)
+            return render(request, "home/styles_compare.html", context, status=error.status, headers=error.headers)
+        by_id = {style["id"]: style for style in catalog["styles"]}
+        chosen = [by_id[style_id] for style_id in ids if style_id in by_id]
+        if len(chosen) != len(ids):
+            context["problem"] = "We don't know one of those styles any more. Choose again on the styles page."
+            status = 404
+        context.update(chosen=chosen, price_basis=catalog["priceBasis"])
+        return render(request, "home/styles_compare.html", context, status=status)
+
     async def gallery(self, request: Request) -> Response:
         item = request.path_params["item"]
         if item not in REFERENCE_PHOTO_ITEM_IDS:
@@ -115,5 +141,6 @@ def style_routes(services: Services, access: Access, registry: Registry) -> list
     pages = StylePages(services, access, registry)
     return [
         Route("/styles", pages.styles, methods=["GET"]),
+        Route("/styles/compare", pages.compare, methods=["GET"]),
         Route("/parts/{item}", pages.gallery, methods=["GET"]),
     ]

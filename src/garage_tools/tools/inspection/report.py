@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from garage_tools.knowledge.checklist import ItemStatus
+from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.photos import Photo, PhotoLibrary, PhotoSeverity
 from garage_tools.knowledge.schemas import Urgency
 from garage_tools.store.inspections import StoredInspection, report_url
+from garage_tools.tools.cost import CostEstimateInput, CostEstimateOutput, estimate, parse_door_size
 from garage_tools.tools.inspection.models import FlaggedItem, InspectionReport, SubmitInspectionOutput
 from garage_tools.tools.inspection.next_step import NEEDS_A_PRO, advice, reach_the_pro, what_the_pro_was_told
 
@@ -131,3 +133,24 @@ def reading(report: InspectionReport, library: PhotoLibrary) -> dict[str, Any]:
         "anchor": item_anchor,
         "tel": tel_href,
     }
+
+
+def local_prices(knowledge: Knowledge, stored: StoredInspection) -> dict[str, CostEstimateOutput]:
+    """The local price of each item marked Fix that has a likely repair, priced for the inspection's ZIP code
+    (kept with the routing arguments, which the public report leaves out) and door size (a size costEstimate
+    cannot read is left out: single-car prices)."""
+    report = InspectionReport.model_validate(_fields(stored, ""))
+    found = report.next_step.arguments.zip_or_location if report.next_step.arguments else ""
+    zip_code = found if re.fullmatch(r"[0-9]{5}", found) else None
+    size = report.door.size if report.door else None
+    try:
+        parse_door_size(size or "")
+    except ValueError:
+        size = None
+    prices: dict[str, CostEstimateOutput] = {}
+    for flag in report.flagged_items:
+        if flag.status is ItemStatus.FIX and flag.issue_key in knowledge.costs.issues:
+            fields = {"issueKey": flag.issue_key, "doorSize": size, "zip": zip_code}
+            arguments = CostEstimateInput.model_validate(fields)
+            prices[flag.item_id] = estimate(knowledge, arguments)
+    return prices

@@ -10,15 +10,13 @@ winner's report.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 from dataclasses import replace
 from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from garage_tools.errors import InvalidHeader, ToolFailed
+from garage_tools.errors import ToolFailed
 from garage_tools.knowledge.checklist import ItemStatus
 from garage_tools.registry import Annotations, Tool, ToolContext, ToolData
 from garage_tools.store.inspections import (
@@ -29,6 +27,7 @@ from garage_tools.store.inspections import (
     report_url,
 )
 from garage_tools.store.partners import insert_lead
+from garage_tools.tools.idempotency import idempotency_hash, request_hash, reused_key
 from garage_tools.tools.inspection.mail import report_mail
 from garage_tools.tools.inspection.models import (
     InspectionReport,
@@ -40,39 +39,17 @@ from garage_tools.tools.inspection.next_step import lead_for, plan_next_step
 from garage_tools.tools.inspection.report import first_name, new_report_id, submitter_report
 from garage_tools.tools.inspection.scoring import score_inspection
 from garage_tools.tools.photos import photos_of
+from garage_tools.tools.routing.tool import record_referral
 
 log = logging.getLogger(__name__)
 
-MAX_IDEMPOTENCY_KEY = 255
 #: 24 notes of 500 characters, each up to 6 bytes once JSON-escaped, plus 2,000 characters of notes.
 MAX_BODY_BYTES = 128 * 1024
 
 
-def idempotency_hash(ctx: ToolContext) -> str | None:
-    """The stored form of the caller's Idempotency-Key: a hash of the key and whose it is."""
-    key = ctx.idempotency_key
-    if key is None:
-        return None
-    if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY or not all(" " <= c <= "~" for c in key):
-        raise InvalidHeader(
-            f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} printable ASCII characters; a UUID is a good key."
-        )
-    scope = ctx.caller.key_id or "public"
-    return hashlib.sha256(f"submitInspection\n{scope}\n{key}".encode()).hexdigest()
-
-
-def request_hash(args: SubmitInspectionInput) -> str:
-    """A fingerprint of the submission, to tell a retry (same body) from a reused key (another body)."""
-    canonical = json.dumps(args.model_dump(mode="json", by_alias=True), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
-
-
 def _replay(stored: StoredInspection, fingerprint: str, ctx: ToolContext) -> SubmitInspectionOutput:
     if stored.request_hash != fingerprint:
-        raise InvalidHeader(
-            "This Idempotency-Key was already used for a different inspection. Send a new key with a new "
-            "submission, and the same key only when retrying the same one."
-        )
+        raise reused_key("inspection")
     return submitter_report(stored, ctx.base_url, replayed=True)
 
 
@@ -84,7 +61,7 @@ def _data(ctx: ToolContext) -> ToolData:
 
 async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> SubmitInspectionOutput:
     data = _data(ctx)
-    key = idempotency_hash(ctx)
+    key = idempotency_hash(ctx, "submitInspection")
     fingerprint = request_hash(args)
     reports = InspectionRepository(data.database)
     if key is not None and (earlier := await reports.by_idempotency_hash(key)) is not None:
@@ -123,8 +100,22 @@ async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> Su
         surface=ctx.caller.surface,
     )
 
+    if lead is not None and lead.contact_email is None:
+        # Without consent to share, the pro gets no lead: the search counts as demand, like routeByZip's.
+        record_referral(
+            ctx,
+            partner_id=lead.partner_id,
+            covered=lead.covered,
+            zip_code=lead.zip,
+            issue=lead.issue,
+            door_size=lead.door_size,
+            heat=lead.lead_heat,
+            source="inspection",
+        )
+        lead = None
+
     async def with_the_report(session: AsyncSession) -> str | None:
-        # The lead (which may carry contact details) and the e-mail stand or fall with the report.
+        # The lead (with the homeowner's contact details) and the e-mail stand or fall with the report.
         if lead is not None:
             await insert_lead(session, replace(lead, base_url=ctx.base_url), data.partners.notices.tell_at_once)
         return await data.outbox.enqueue(session, mail) if mail is not None else None
@@ -180,8 +171,9 @@ TOOL = Tool(
         "next step in plain words (`nextStep.text`, to read to the homeowner) with the local pro to call "
         "(`nextStep.localPro`: the partner routeByZip picks for the ZIP code, or the nearest when none serves it) "
         "and routeByZip arguments, and `reportUrl`: a printable page that shows no personal data beyond a first "
-        "name. The pro receives a lead; with `consent.contactShare` true it carries the homeowner's name, e-mail "
-        "address and report link, otherwise no contact details. `emailReport: true` queues the report e-mail; it "
+        "name. With `consent.contactShare` true the pro receives a lead with the homeowner's name, e-mail "
+        "address and report link; otherwise only an anonymous referral is "
+        "counted and the pro is not mailed. `emailReport: true` queues the report e-mail; it "
         "is delivered once the mail server accepts it. Send an `Idempotency-Key` header to make retries safe: the "
         "same key and body return the same report."
     ),

@@ -42,7 +42,7 @@ def check_issue_or_symptom(value: str | None, field: str) -> str | None:
     return value
 
 
-def _publish_issue_enum(schema: JsonDict) -> None:
+def publish_issue_enum(schema: JsonDict) -> None:
     # Read from the data file when a schema is generated; null stays allowed ("not given").
     schema.update(enum=[*issue_and_symptom_keys(packaged_tree()), None])
 
@@ -66,7 +66,7 @@ class RouteByZipInput(InputModel):
             "`symptom.key` (`wont_close`). Partners offering the services that fit are preferred."
         ),
         examples=["broken_spring", "wont_close"],
-        json_schema_extra=_publish_issue_enum,
+        json_schema_extra=publish_issue_enum,
     )
     door_size: DoorSizeText | None = Field(
         default=None,

@@ -1,4 +1,4 @@
-"""routeByZip's rule: where the place is, who serves it, who fits best, and the lead it records."""
+"""routeByZip's rule: where the place is, who serves it, who fits best, and the referral it records."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from garage_tools.partners.directory import DirectorySnapshot
 from garage_tools.partners.index import Listing, PartnerIndex, Serving
 from garage_tools.partners.service import Partners
 from garage_tools.registry import Tool, ToolContext
-from garage_tools.store.partners import Lead
+from garage_tools.store.referrals import NewReferral, caller_fingerprint
 from garage_tools.tools.routing.models import (
     HINT_PLACES,
     MAX_ALTERNATIVES,
@@ -249,21 +249,51 @@ def partners_of(ctx: ToolContext) -> Partners:
     return ctx.data.partners
 
 
+def record_referral(
+    ctx: ToolContext,
+    *,
+    partner_id: str | None,
+    covered: bool,
+    zip_code: str | None,
+    issue: str | None,
+    door_size: str | None,
+    heat: str | None,
+    source: str,
+) -> None:
+    """Note that this caller was pointed at a partner: demand, once per caller, partner and issue a day.
+
+    The caller is known by its key, or else its rate-limit bucket (its address), hashed with the day."""
+    now = datetime.now(UTC)
+    identity = ctx.caller.key_id or ctx.caller.partition or ctx.caller.ip or "unknown"
+    partners_of(ctx).referrals.record(
+        NewReferral(
+            created_at=now,
+            partner_id=partner_id,
+            covered=covered,
+            zip=zip_code,
+            issue=issue,
+            door_size=door_size,
+            heat=heat,
+            source=source,
+            surface=ctx.caller.surface[:16],
+            caller=caller_fingerprint(identity, now.date()),
+        )
+    )
+
+
 async def route_by_zip(args: RouteByZipInput, ctx: ToolContext) -> RouteOutput:
+    """Route, and record a referral (never a lead, never an e-mail: a search is not a request)."""
     partners = partners_of(ctx)
     result = route(ctx.knowledge, await partners.directory.current(), args)
-    partners.leads.record(
-        Lead(
-            created_at=datetime.now(UTC),
-            partner_id=result.partner_id,
-            covered=result.covered,
-            zip=result.location.zip,
-            issue=args.issue,
-            door_size=args.door_size,
-            lead_heat=args.lead_heat.value if args.lead_heat else None,
-            surface=ctx.caller.surface[:16],
-            base_url=ctx.base_url,
-        )
+    record_referral(
+        ctx,
+        partner_id=result.partner_id,
+        covered=result.covered,
+        zip_code=result.location.zip,
+        issue=args.issue,
+        door_size=args.door_size,
+        heat=args.lead_heat.value if args.lead_heat else None,
+        source="routing",
     )
     return result
 

@@ -272,6 +272,16 @@ class Console:
         return RedirectResponse(f"{HOME}/promotions?done=saved", status_code=303)
 
     @_page
+    async def confirm_end(self, request: Request) -> Response:
+        """The page "End now" opens: it asks first, and its button posts the end."""
+        me = await self._partner(request)
+        if me is None:
+            return RedirectResponse(HOME, status_code=303)
+        promotion = await self._own_promotion(me, request.path_params["promotion_id"])
+        context = {"me": me, "section": "promotions", "offer": promotion}
+        return render(request, "partners/end_offer.html", context, headers=NO_STORE)
+
+    @_page
     async def end_promotion(self, request: Request) -> Response:
         me, _ = await self._signed_in_form(request)
         today = datetime.now(UTC).date()
@@ -420,6 +430,7 @@ def partner_routes(services: Services, access: Access) -> list[BaseRoute]:
         Route(f"{HOME}/promotions/show", console.set_opt_in, methods=["POST"]),
         Route(f"{HOME}/promotions/{{promotion_id}}", console.edit_promotion, methods=["GET"]),
         Route(f"{HOME}/promotions/{{promotion_id}}", console.update_promotion, methods=["POST"]),
+        Route(f"{HOME}/promotions/{{promotion_id}}/end", console.confirm_end, methods=["GET"]),
         Route(f"{HOME}/promotions/{{promotion_id}}/end", console.end_promotion, methods=["POST"]),
         *webhook_routes(console, services.webhooks, EndpointRules.from_settings(services.settings)),
     ]

@@ -1,13 +1,37 @@
 // The inspection form: collect the answers, post them as JSON to /api/v1/submitInspection (the same
-// API agents use) and show the report link. Also the report page's print button.
+// API agents use) and show the report link. Answers are kept in this browser as they are given (a reload
+// or a dropped tab loses nothing), progress is announced, and the checks that move the door are not asked
+// once a part under tension is marked Fix. Also the report page's print, copy-link and share buttons.
 // Served from /static: the pages' Content-Security-Policy allows no inline script.
 (() => {
   "use strict";
 
-  const printButton = document.querySelector("[data-print]");
-  if (printButton) {
+  for (const printButton of document.querySelectorAll("[data-print]")) {
     printButton.hidden = false;
     printButton.addEventListener("click", () => window.print());
+  }
+
+  // The report's address: copied, or handed to the phone's share sheet where the browser has one.
+  const shareStatus = document.getElementById("share-status");
+  const said = (message) => {
+    if (shareStatus) shareStatus.textContent = message;
+  };
+  const copyButton = document.querySelector("[data-copy-link]");
+  if (copyButton && navigator.clipboard) {
+    copyButton.hidden = false;
+    copyButton.addEventListener("click", () =>
+      navigator.clipboard.writeText(window.location.href).then(
+        () => said("Link copied. Anyone with it can read this report."),
+        () => said("Could not copy the link: copy it from the address bar."),
+      ),
+    );
+  }
+  const shareButton = document.querySelector("[data-share]");
+  if (shareButton && navigator.share) {
+    shareButton.hidden = false;
+    shareButton.addEventListener("click", () =>
+      navigator.share({ title: document.title, url: window.location.href }).catch(() => undefined),
+    );
   }
 
   const form = document.getElementById("inspection-form");
@@ -16,6 +40,144 @@
   const status = document.getElementById("form-status");
   const submit = document.getElementById("submit");
   const result = document.getElementById("result");
+  const items = Array.from(form.querySelectorAll("fieldset[data-item]"));
+
+  // --- progress: "12 of 24 checked", announced politely as it changes ---
+  const progress = document.getElementById("progress");
+  const fill = document.getElementById("progress-fill");
+  const answered = () => items.filter((fieldset) => {
+    const chosen = fieldset.querySelector("input[type=radio]:checked");
+    return chosen && chosen.value !== "";
+  }).length;
+  const showProgress = () => {
+    const done = answered();
+    const words = `${done} of ${items.length} checked`;
+    if (progress.textContent !== words) progress.textContent = words;
+    fill.style.width = `${Math.round((done / items.length) * 100)}%`;
+  };
+
+  // --- the safety order: no check that moves the door once a part under tension is marked Fix ---
+  const tensionFixed = () =>
+    items.some((fieldset) => "tension" in fieldset.dataset && fieldset.querySelector("input[value=fix]:checked"));
+  const keepSafe = () => {
+    const stop = tensionFixed();
+    for (const fieldset of items.filter((candidate) => "handsOn" in candidate.dataset)) {
+      fieldset.classList.toggle("skipped", stop);
+      fieldset.querySelector("[data-skip]").hidden = !stop;
+      for (const radio of fieldset.querySelectorAll("input[type=radio]")) {
+        if (radio.value === "") {
+          if (stop) radio.checked = true;
+        } else {
+          radio.disabled = stop;
+        }
+      }
+    }
+  };
+
+  // --- answers kept in this browser as they are given ---
+  const STORE = "garage-doors.inspection.v1";
+  const RESUME_AT_ONCE_MS = 60 * 60 * 1000; // a reload or a dropped tab within the hour: back at once
+  const storage = (() => {
+    try {
+      return window.localStorage;
+    } catch {
+      return null; // storage turned off: the form still works, it just forgets
+    }
+  })();
+  const fields = () => Array.from(form.elements).filter((field) => field.name && field.type !== "submit");
+  const snapshot = () => {
+    const values = {};
+    for (const field of fields()) {
+      if (field.type === "radio") {
+        if (field.checked) values[field.name] = field.value;
+      } else if (field.type === "checkbox") {
+        values[field.name] = field.checked;
+      } else {
+        values[field.name] = field.value;
+      }
+    }
+    return values;
+  };
+  const save = () => {
+    if (!storage) return;
+    try {
+      storage.setItem(STORE, JSON.stringify({ savedAt: Date.now(), values: snapshot() }));
+    } catch {
+      // full or refused: nothing to do, the answers are still on the page
+    }
+  };
+  const forget = () => {
+    if (storage) storage.removeItem(STORE);
+  };
+  const stored = () => {
+    try {
+      const found = storage && JSON.parse(storage.getItem(STORE) || "null");
+      return found && typeof found.values === "object" ? found : null;
+    } catch {
+      return null;
+    }
+  };
+  const restore = (values) => {
+    for (const field of fields()) {
+      if (!(field.name in values)) continue;
+      const value = values[field.name];
+      if (field.type === "radio") field.checked = field.value === value;
+      else if (field.type === "checkbox") field.checked = value === true;
+      else if (typeof value === "string") field.value = value;
+    }
+    for (const note of form.querySelectorAll("details.note")) {
+      if (note.querySelector("textarea").value.trim()) note.open = true;
+    }
+    keepSafe();
+    showProgress();
+  };
+
+  const notice = document.getElementById("saved-notice");
+  const noticeText = document.getElementById("saved-text");
+  const resume = document.getElementById("saved-resume");
+  const discard = document.getElementById("saved-discard");
+  const countIn = (values) => items.filter((fieldset) => values[`item-${fieldset.dataset.item}`]).length;
+  const offerSaved = () => {
+    const found = stored();
+    if (!found || countIn(found.values) === 0) return;
+    const when = new Date(found.savedAt);
+    const count = `${countIn(found.values)} of ${items.length} checked`;
+    if (Date.now() - found.savedAt < RESUME_AT_ONCE_MS) {
+      restore(found.values);
+      noticeText.textContent = `Your answers are back (${count}). They are kept in this browser only.`;
+      resume.hidden = true;
+    } else {
+      const day = when.toLocaleDateString(undefined, { month: "long", day: "numeric" });
+      const time = when.toLocaleTimeString(undefined, { hour: "numeric", minute: "2-digit" });
+      noticeText.textContent = `You started an inspection on ${day} at ${time} (${count}).`;
+      resume.hidden = false;
+      resume.onclick = () => {
+        restore(found.values);
+        notice.hidden = true;
+        progress.scrollIntoView({ block: "center" });
+      };
+    }
+    notice.hidden = false;
+  };
+  discard.addEventListener("click", () => {
+    forget();
+    form.reset();
+    keepSafe();
+    showProgress();
+    notice.hidden = true;
+  });
+
+  const changed = (event) => {
+    if (event.target.type === "radio") keepSafe();
+    showProgress();
+    save();
+    if (!resume.hidden) notice.hidden = true; // answering anew: the old inspection is no longer offered
+  };
+  form.addEventListener("change", changed);
+  form.addEventListener("input", changed);
+  offerSaved();
+  keepSafe();
+  showProgress();
 
   // One key per inspection: a retry after a lost answer gets the same report, not a second one.
   const newKey = () =>
@@ -91,6 +253,7 @@
   const showReport = (report) => {
     const urgent = report.nextStep.action === "call_a_pro_now";
     document.getElementById("result-grade").textContent = report.grade;
+    document.getElementById("result-score").textContent = String(report.score);
     document.getElementById("result-label").textContent = report.gradeLabel;
     document.getElementById("result-next").textContent = report.nextStep.text;
     document.getElementById("result-stop").hidden = !urgent;
@@ -136,6 +299,7 @@
         ({ response, answer } = await send(body));
       }
       if (response.ok && answer) {
+        forget(); // sent: the next visit starts a new inspection
         showReport(answer);
         idempotencyKey = newKey();
       } else if (answer && answer.error) {

@@ -1,0 +1,270 @@
+"""E-mail about service requests: the partner hears of a request at once, the homeowner of every change.
+
+`RequestMail` is a hook of the request repository (`store.service_requests` `EventHook`): it runs in the
+transaction of each change, so a message exists exactly when its change committed and leaves through the
+outbox within seconds. The homeowner's first message (the confirmation with the status link) is queued by
+the tool that creates the request, because only it holds the link's token; later messages name the request
+number and point to that first message's link.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from garage_tools.knowledge.places import Gazetteer
+from garage_tools.knowledge.time_zones import time_zones
+from garage_tools.mail import Mail, Outbox
+from garage_tools.partners.directory import DirectorySnapshot
+from garage_tools.store.partner_console import contacts_of
+from garage_tools.store.service_requests import (
+    CANCELLED,
+    CREATED,
+    Actor,
+    RequestEvent,
+    Status,
+    StoredRequest,
+)
+
+log = logging.getLogger(__name__)
+
+CONSOLE_PATH = "/partners"
+PARTS_OF_DAY = {"morning": "morning", "afternoon": "afternoon", "evening": "evening"}
+
+
+def status_url(base_url: str, token: str) -> str:
+    """Where the homeowner follows a request: one rule for the tool's answer, the e-mail and the pages."""
+    return f"{base_url}/requests/{token}"
+
+
+def zone_of(places: Gazetteer, zip_code: str) -> ZoneInfo:
+    """The time zone a request's times read in: the main zone of its ZIP code's state."""
+    try:
+        state = places.candidates(zip_code)[0].state
+    except Exception:  # an unknown ZIP code (the tool checks it; a directory change may not)
+        state = ""
+    return time_zones().of_state(state)
+
+
+def when_words(start: datetime | None, end: datetime | None, zone: ZoneInfo) -> str | None:
+    """An arrival window as people read it: "Tue 1 Dec, 9:00 to 11:00 (MST)"."""
+    if start is None:
+        return None
+    first = start.astimezone(zone)
+    day = f"{first:%a} {first.day} {first:%b}"
+    if end is None:
+        return f"{day}, from {first:%H:%M} ({first:%Z})"
+    return f"{day}, {first:%H:%M} to {end.astimezone(zone):%H:%M} ({first:%Z})"
+
+
+def windows_words(request: StoredRequest) -> str:
+    if not request.windows:
+        return "any time"
+    return "; ".join(f"{w.day:%a} {w.day.day} {w.day:%b}, {PARTS_OF_DAY.get(w.part, w.part)}" for w in request.windows)
+
+
+def request_lines(request: StoredRequest, problem: str) -> list[str]:
+    """What the partner needs to call the homeowner back: the problem, the place, the times, the contact."""
+    lines = [
+        f"Request: {request.id}",
+        f"What:    {problem}",
+    ]
+    if request.description:
+        lines.append(f"In their words: {request.description}")
+    lines += [
+        f"Where:   ZIP {request.zip}",
+        f"Door:    {request.door_size or 'size not given'}",
+        f"When:    {windows_words(request)}",
+        f"Name:    {request.contact_name}",
+    ]
+    if request.contact_phone:
+        lines.append(f"Phone:   {request.contact_phone}")
+    if request.contact_email:
+        lines.append(f"E-mail:  {request.contact_email}")
+    if request.notes:
+        lines.append(f"Notes:   {request.notes}")
+    lines.append("The homeowner asked for a pro to come out and agreed that you may contact them.")
+    return lines
+
+
+def partner_request_mail(to: str, partner_name: str, request: StoredRequest, problem: str, hours: float) -> Mail:
+    """A new request for the partner (or one passed on to them): answer it in the console within `hours`."""
+    lines = [f"Hello {partner_name},", "", "A homeowner asks you to come out.", "", *request_lines(request, problem)]
+    if request.base_url:
+        lines += ["", f"Accept it with a time, or decline it: {request.base_url}{CONSOLE_PATH}"]
+    lines += [
+        "",
+        f"Please answer within {_hours(hours)}. A request not answered by then is offered to another local pro, "
+        "and the homeowner is told.",
+    ]
+    return Mail(
+        to=to,
+        subject=f"Service request {request.id}: {problem.lower()} in {request.zip}",
+        text="\n".join(lines) + "\n",
+        kind="partner_request",
+    )
+
+
+def partner_cancelled_mail(to: str, partner_name: str, request: StoredRequest) -> Mail:
+    lines = [
+        f"Hello {partner_name},",
+        "",
+        f"The homeowner cancelled request {request.id} (ZIP {request.zip}, {request.contact_name}).",
+        "No need to go out or call them about it.",
+    ]
+    return Mail(
+        to=to,
+        subject=f"Cancelled: service request {request.id}",
+        text="\n".join(lines) + "\n",
+        kind="partner_request",
+    )
+
+
+def _hours(hours: float) -> str:
+    whole = round(hours)
+    if abs(hours - whole) < 1e-9:
+        return f"{whole} hour{'s' if whole != 1 else ''}"
+    return f"{round(hours * 60)} minutes"
+
+
+def homeowner_update_mail(
+    request: StoredRequest, event: RequestEvent, partner: tuple[str, str], zone: ZoneInfo
+) -> Mail | None:
+    """What the homeowner reads about a change (None: nothing worth a message, or no e-mail address)."""
+    if request.contact_email is None:
+        return None
+    name, phone = partner
+    status = request.status
+    if event.by is Actor.SYSTEM:
+        subject = f"Your request {request.id} is now with {name}"
+        body = [
+            "The first pro could not take your request in time, so we passed it on, as you agreed: "
+            f"{name} ({phone}) has it now and will contact you."
+        ]
+    elif status is Status.ACCEPTED:
+        arrival = when_words(request.arrival_from, request.arrival_until, zone)
+        subject = f"{name} will come out: request {request.id}"
+        body = [f"{name} accepted your request and plans to arrive " + (arrival or "at a time they will confirm") + "."]
+        body.append(f"To change the time, call them at {phone}.")
+    elif status is Status.DECLINED:
+        subject = f"{name} cannot take request {request.id}"
+        body = [f"{name} cannot take your request, and no other pro we know serves ZIP {request.zip} yet."]
+        if request.reason:
+            body.append(f"Their reason: {request.reason}")
+    elif status is Status.DONE:
+        subject = f"Request {request.id} is done"
+        body = [f"{name} marked your request as done. We hope the door works well again."]
+    elif status is Status.LOST:
+        subject = f"Request {request.id} is closed"
+        body = [f"{name} closed your request without a visit. Call them at {phone} if you still need help."]
+    elif status is Status.CANCELLED:
+        subject = f"You cancelled request {request.id}"
+        body = [f"Your request is cancelled and {name} has been told. Nothing more will happen."]
+    else:
+        return None
+    lines = [
+        f"Hello {request.contact_name},",
+        "",
+        *body,
+        "",
+        f"Your request number is {request.id}. The link in our first e-mail about it shows where it stands.",
+    ]
+    return Mail(to=request.contact_email, subject=subject, text="\n".join(lines) + "\n", kind="service_request")
+
+
+def next_step_words(partner_name: str, answer_by: datetime, zone: ZoneInfo, now: datetime) -> str:
+    """What happens next and by when, for the tool's answer, the confirmation page and its e-mail."""
+    local, today = answer_by.astimezone(zone), now.astimezone(zone).date()
+    day = "today" if local.date() == today else f"on {local:%a} {local.day} {local:%b}"
+    return (
+        f"{partner_name} has your request and will call or e-mail you to agree a time. If they cannot take it, "
+        f"or have not answered by {local:%H:%M} {day} ({local:%Z}), we pass it to another local pro and tell you."
+    )
+
+
+def homeowner_confirmation_mail(
+    request: StoredRequest, partner: tuple[str, str], link: str, next_step: str
+) -> Mail | None:
+    """The homeowner's first message: the number, what was sent, what happens next, and their status link."""
+    if request.contact_email is None:
+        return None
+    name, phone = partner
+    lines = [
+        f"Hello {request.contact_name},",
+        "",
+        f"We sent your request to {name}. Your request number is {request.id}.",
+        "",
+        next_step,
+        "",
+        f"See where it stands, or cancel it: {link}",
+        "",
+        f"You can also call {name} at {phone} and quote {request.id}.",
+        "",
+        "You receive this because you asked a garage door pro to come out on Garage Door Tools.",
+    ]
+    return Mail(
+        to=request.contact_email,
+        subject=f"Your request {request.id} to {name}",
+        text="\n".join(lines) + "\n",
+        kind="service_request",
+    )
+
+
+class RequestMail:
+    """The request repository's mail hook: partners told of new and passed-on requests, homeowners of changes."""
+
+    def __init__(
+        self,
+        outbox: Outbox | None,
+        snapshot: Callable[[], Awaitable[DirectorySnapshot]],
+        words: dict[str, str],
+        response_hours: float,
+    ) -> None:
+        self.outbox = outbox
+        self._snapshot = snapshot  # the directory's current snapshot: names, phones, places
+        self.words = words
+        self.response_hours = response_hours
+
+    def problem(self, request: StoredRequest) -> str:
+        if request.issue and request.issue in self.words:
+            return self.words[request.issue]
+        return "Garage door problem" if not request.description else "Garage door problem (see their words)"
+
+    async def __call__(self, session: AsyncSession, event: RequestEvent) -> None:
+        if self.outbox is None:
+            return
+        request = event.request
+        snapshot = await self._snapshot()
+        listing = snapshot.index.get(request.partner_id)
+        partner = (listing.display_name, listing.phone) if listing else ("The pro", "the number on their card")
+        offered = event.kind == CREATED or (event.by is Actor.SYSTEM and event.previous_partner_id is not None)
+        if offered:
+            await self._tell_partner(session, request)
+        if event.kind == CANCELLED:
+            await self._tell_partner(session, request, cancelled=True)
+        if event.kind == CREATED:
+            return  # the homeowner's confirmation goes with the tool's answer (it holds the status link)
+        if event.by is Actor.PARTNER and request.status is Status.DECLINED and event.detail.get("passingTo"):
+            return  # passed on in the same transaction: the homeowner hears of the new pro instead
+        mail = homeowner_update_mail(request, event, partner, zone_of(snapshot.places, request.zip))
+        if mail is not None:
+            await self.outbox.enqueue(session, mail)
+
+    async def _tell_partner(self, session: AsyncSession, request: StoredRequest, *, cancelled: bool = False) -> None:
+        assert self.outbox is not None
+        found = (await contacts_of(session, [request.partner_id])).get(request.partner_id)
+        if found is None:
+            log.warning("service request %s: partner %s has no address to tell", request.id, request.partner_id)
+            return
+        name, addresses = found
+        for address in addresses:
+            mail = (
+                partner_cancelled_mail(address, name, request)
+                if cancelled
+                else partner_request_mail(address, name, request, self.problem(request), self.response_hours)
+            )
+            await self.outbox.enqueue(session, mail)
