@@ -44,4 +44,4 @@ bench: setup
 	$(UV) run python bench/run.py
 
 clean:
-	rm -rf .cache .venv .pytest_cache .mypy_cache .ruff_cache .import_linter_cache tests/conformance/node_modules tests/accessibility/node_modules tests/mcp-remote/node_modules
+	rm -rf .cache .venv .pytest_cache .mypy_cache .ruff_cache .import_linter_cache tests/conformance/node_modules tests/accessibility/node_modules tests/mcp-remote/node_modules tests/apps-host/node_modules tests/apps-host/dist tests/inspector/node_modules

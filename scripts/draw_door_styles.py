@@ -1,6 +1,7 @@
 """Draw one picture per door style: the front of a double garage door in the style's pattern and finish.
 
     uv run python scripts/draw_door_styles.py          # writes src/garage_tools/web/static/styles/<id>.webp
+                                                        # and static/sizes/single.webp, double.webp
 
 Each style's `look` in `door_styles.json` (its face's pattern: ribbed, raised panels, flush, carriage house
 with overlays, V-groove, modern panels, full-view glass, planks; and its finish) decides the drawing, so a new
@@ -24,6 +25,7 @@ from draw_reference_photos import encode  # noqa: E402  (a sibling script: one W
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "src" / "garage_tools" / "knowledge" / "data" / "door_styles.json"
 OUT = ROOT / "src" / "garage_tools" / "web" / "static" / "styles"
+SIZES = ROOT / "src" / "garage_tools" / "web" / "static" / "sizes"  # the front door's "which size?" pictures
 W, H, S = 360, 240, 2
 
 Colour = tuple[int, int, int]
@@ -176,8 +178,35 @@ def drawing(pattern: str, finish: str) -> Image.Image:
     return picture.resize((W, H), Image.Resampling.LANCZOS)
 
 
+def size_picture(doors: int) -> Image.Image:
+    """The front door's size question: one wide door (a double) or a single door, white, with its width."""
+    picture = drawing("short-panel", "white") if doors == 2 else single()
+    return picture
+
+
+def single() -> Image.Image:
+    """A single-car door (8 or 9 ft) in an opening half the double's width, the wall either side."""
+    picture = Image.new("RGB", (W * S, H * S), WALL)
+    draw = ImageDraw.Draw(picture)
+    for y in range(0, H * S, 16 * S):
+        draw.line((0, y, W * S, y), fill=WALL_LINE, width=S)
+    draw.rectangle((0, 214 * S, W * S, H * S), fill=DRIVE)
+    draw.rectangle((110 * S, 32 * S, 250 * S, 214 * S), fill=TRIM)
+    door = Door(draw, FINISHES["white"])
+    door.left, door.right = 120 * S, 240 * S
+    door.box(door.left, door.top, door.right, door.bottom, door.finish)
+    panels(door, 4, 3)
+    draw.rectangle((door.left, door.bottom - 3 * S, door.right, door.bottom), fill=INK)
+    return picture.resize((W, H), Image.Resampling.LANCZOS)
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
+    SIZES.mkdir(parents=True, exist_ok=True)
+    for name, doors in (("single", 1), ("double", 2)):
+        data = encode(size_picture(doors))
+        (SIZES / f"{name}.webp").write_bytes(data)
+        print(f"sizes/{name}.webp: {len(data)} bytes")
     styles = json.loads(DATA.read_text(encoding="utf-8"))["styles"]
     for style in styles:
         data = encode(drawing(style["look"]["pattern"], style["look"]["finish"]))

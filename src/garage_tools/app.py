@@ -40,6 +40,7 @@ from garage_tools.surfaces.discovery import Discovery
 from garage_tools.surfaces.front import Service, unexpected_error
 from garage_tools.surfaces.gate import McpGate, RestGate
 from garage_tools.surfaces.mcp import McpServers
+from garage_tools.surfaces.mcp_discovery import discovery_routes
 from garage_tools.surfaces.oauth import oauth_routes
 from garage_tools.surfaces.responses import error_response, send_error
 from garage_tools.surfaces.rest import RestSurface
@@ -186,6 +187,7 @@ def create_app(
         Route("/api/v1", discovery.index, methods=["GET"]),
         Route("/openapi.json", discovery.openapi, methods=["GET"]),
         Route("/llms.txt", discovery.llms, methods=["GET"]),
+        *discovery_routes(access.base_url),
         Route("/docs", discovery.docs, methods=["GET"]),
         Route("/challenge", ChallengeAdvice(access).advise, methods=["GET"]),
         *privacy_routes(services.settings),

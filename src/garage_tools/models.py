@@ -88,7 +88,9 @@ class InputModel(BaseModel):
         properties = json_schema.get("properties", {})
         for name, prop in properties.items():
             if name not in required and not _accepts_null(prop):
-                properties[name] = _or_null(prop)
+                prop = properties[name] = _or_null(prop)
+            if "type" not in prop and (kinds := _json_types(prop, handler)):
+                prop["type"] = kinds
         return json_schema
 
 
@@ -111,6 +113,26 @@ def _accepts_null(prop: dict[str, Any]) -> bool:
     if "const" in prop:
         return prop["const"] is None
     return any(_accepts_null(branch) for branch in prop.get("anyOf", prop.get("oneOf", ())))
+
+
+def _json_types(prop: dict[str, Any], handler: GetJsonSchemaHandler) -> list[str] | str | None:
+    """The JSON types an `anyOf` or `$ref` property takes, for a top-level `type` beside it.
+
+    Some clients (the MCP Inspector CLI among them) read only a property's top-level `type` to decide
+    what JSON to send, and send a string when it is missing; `anyOf` stays for the constraints of each
+    branch. None when a branch's type cannot be told (the property is then left as it is).
+    """
+    kinds: list[str] = []
+    for branch in prop.get("anyOf", [prop] if "$ref" in prop else ()):
+        if "$ref" in branch:
+            branch = handler.resolve_ref_schema(branch)
+        kind = branch.get("type")
+        if isinstance(kind, str):
+            kind = [kind]
+        if not isinstance(kind, list):
+            return None
+        kinds.extend(k for k in kind if k not in kinds)
+    return kinds[0] if len(kinds) == 1 else kinds or None
 
 
 def _or_null(prop: dict[str, Any]) -> dict[str, Any]:

@@ -54,7 +54,11 @@ class AuthPolicy(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Annotations:
-    """MCP tool annotations: hints for clients about a tool's side effects."""
+    """MCP tool annotations: hints for clients about a tool's side effects.
+
+    Every tool publishes all four; docs/guide.md says why each tool's are what they are (a test holds
+    the table to the registry).
+    """
 
     read_only: bool = True
     destructive: bool = False
@@ -105,6 +109,11 @@ class Tool(Generic[InT, OutT]):
     handler: Handler[InT, OutT]
     auth: AuthPolicy = AuthPolicy.OPTIONAL
     annotations: Annotations = field(default_factory=Annotations)
+    icon: str = "tool"  # a file under web/static/icons/ (without `.svg`): the service serves its own icons
+    #: Required arguments a client may ask the person for (argument → the question), rather than fail:
+    #: MCP elicitation where the client supports it, and the question in the error where it does not.
+    questions: Mapping[str, str] = field(default_factory=dict)
+    view: str | None = None  # an MCP Apps view that draws the answer (surfaces/mcp_apps.py VIEWS)
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     usage_cap: UsageCap | None = None
 
@@ -159,6 +168,12 @@ def parse_arguments(tool: Tool[InT, Any], arguments: Mapping[str, Any]) -> InT:
         return tool.input_model.model_validate(arguments)
     except ValidationError as exc:
         problems = [_describe(error) for error in exc.errors(include_url=False, include_input=False)]
+        problems = [
+            FieldProblem(field=p.field, message=f"{p.message}: ask the person. {tool.questions[p.field]}")
+            if p.message == "is required" and p.field in tool.questions
+            else p
+            for p in problems
+        ]
         summary = "; ".join(f"{p.field}: {p.message}" if p.field else p.message for p in problems)
         raise InvalidArguments(f"Invalid arguments for {tool.name}: {summary}", details=problems) from None
 

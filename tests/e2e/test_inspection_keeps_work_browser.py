@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import LiveServer, start_server, stop_server
+from tests.unit.image_samples import photo
 
 PHONE = {"width": 390, "height": 844}
 SHOTS = Path("/tmp/garage-tools-inspection-keeps")
@@ -103,7 +104,7 @@ def test_an_inspection_from_another_day_is_offered_back(page: Any) -> None:
 def test_each_question_with_a_drawing_shows_it_beside_the_words(page: Any) -> None:
     drawings = page.locator("fieldset[data-item] figure.drawing img")
     assert drawings.count() == 15  # every item whose part has a reference drawing (as the report uses)
-    springs = group(page, "Torsion or extension springs").locator("img")
+    springs = group(page, "Torsion or extension springs").locator("figure.drawing img")
     springs.scroll_into_view_if_needed()
     assert springs.get_attribute("src").startswith("/photos/springs-healthy.webp")
     page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=springs.element_handle())
@@ -153,7 +154,7 @@ def test_the_result_and_the_report_price_each_item_to_fix_share_and_print(page: 
     assert tools.get_by_role("button", name="Print this report").is_visible()
     assert tools.bounding_box()["y"] < page.locator("h1").bounding_box()["y"]  # at the top
     tools.get_by_role("button", name="Copy link").click()
-    assert "Link copied" in page.locator("#share-status").inner_text()
+    page.locator("#share-status", has_text="Link copied").wait_for()  # the clipboard answers asynchronously
     assert page.evaluate("navigator.clipboard.readText()") == page.url
     page.screenshot(path=str(SHOTS / "report-phone.png"), full_page=True)
 
@@ -165,3 +166,21 @@ def test_the_result_and_the_report_price_each_item_to_fix_share_and_print(page: 
         assert color == "rgb(0, 0, 0)"  # a call button prints as black text, not faint grey on blue
     page.screenshot(path=str(SHOTS / "report-print.png"), full_page=True)
     page.pdf(path=str(SHOTS / "report.pdf"))
+
+
+def test_an_item_takes_a_photo_and_checks_it_when_asked(page: Any, tmp_path: Path) -> None:
+    picture = tmp_path / "spring.jpg"
+    picture.write_bytes(photo("JPEG", (640, 480)))
+    springs = group(page, "Torsion or extension springs")
+    springs.get_by_text("Check a photo").click()
+    field = springs.get_by_label("Photo of this part, from where you stand")
+    assert field.get_attribute("capture") is None  # the library or the camera: the phone asks
+    field.set_input_files(str(picture))
+    springs.locator("img.item-photo-preview").wait_for(state="visible")
+    springs.get_by_role("button", name="Check this photo").click()
+    verdict = springs.locator(".item-photo-verdict")
+    page.wait_for_function(
+        "(p) => p.textContent.length > 20 && !p.textContent.startsWith('Checking')", arg=verdict.element_handle()
+    )
+    assert "could not" not in verdict.inner_text().lower()
+    assert page.locator("#progress").inner_text() == "0 of 24 checked"  # a photo is not an answer

@@ -161,9 +161,9 @@ def lead_to(server: LiveServer, door_size: str) -> str:
 
 
 def test_a_partner_sees_its_leads_newest_first_with_filters_and_csv(server: LiveServer) -> None:
-    partner_id = lead_to(server, "9x7")
+    partner_id = lead_to(server, "16x7")
+    assert lead_to(server, "9x7") == partner_id
     assert lead_to(server, "18x8") == partner_id
-    lead_to(server, "16x7")
     me = console_of(server, partner_id)
     page = me.client.get("/partners")
     assert page.status_code == 200 and "Your leads" in page.text

@@ -148,7 +148,7 @@ def test_the_service_registry_declares_its_tools_completely() -> None:
 
 def test_auth_policy_reaches_openapi_and_the_mcp_listing() -> None:
     # A test registry with one tool of each policy: the generated surfaces must tell them apart.
-    from garage_tools.surfaces.mcp import mcp_tool
+    from garage_tools.surfaces.mcp_listing import mcp_tool
     from garage_tools.surfaces.openapi import openapi_document
 
     paths = openapi_document(REGISTRY, "https://doors.example.com")["paths"]

@@ -224,10 +224,15 @@ def _near_valid_strings(branches: list[Mapping[str, Any]]) -> st.SearchStrategy[
     )
 
 
+def _kinds(kind: Any) -> list[Any]:
+    """A `type` keyword as a list: one name, a list of names (a property's top-level summary), or none."""
+    return kind if isinstance(kind, list) else [kind]
+
+
 def _values(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> st.SearchStrategy[Any]:
     branches = _branches(schema, defs)
     choices: list[st.SearchStrategy[Any]] = [JSON_VALUES]
-    types = {branch.get("type") for branch in branches}
+    types = {kind for branch in branches for kind in _kinds(branch.get("type"))}
     if "string" in types or any("enum" in b for b in branches):
         choices.append(_near_valid_strings(branches))
     if "number" in types or "integer" in types:

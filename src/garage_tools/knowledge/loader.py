@@ -16,6 +16,7 @@ from garage_tools.knowledge.lab_index import SynonymList
 from garage_tools.knowledge.labs import LabLibrary, load_labs
 from garage_tools.knowledge.matcher import SymptomMatcher
 from garage_tools.knowledge.openers import OpenerCatalog
+from garage_tools.knowledge.prompts import PromptCatalog
 from garage_tools.knowledge.regional_prices import RegionalPrices
 from garage_tools.knowledge.schemas import (
     CostCatalog,
@@ -35,6 +36,7 @@ DATA_FILES: dict[str, type[BaseModel]] = {
     "symptom_exemplars.json": SymptomExemplars,
     "openers.json": OpenerCatalog,
     "lab_synonyms.json": SynonymList,
+    "prompts.json": PromptCatalog,
 }
 
 DerivedT = TypeVar("DerivedT")
@@ -53,6 +55,7 @@ class Knowledge:
     openers: OpenerCatalog
     labs: LabLibrary
     lab_synonyms: SynonymList  # homeowners' words for the labs' vocabulary (retrieveLabContext)
+    prompts: PromptCatalog  # the MCP prompts and the door sizes completions offer
 
     @cached_property
     def matcher(self) -> SymptomMatcher:
@@ -103,6 +106,7 @@ def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:
         openers=read_data_file(directory / "openers.json", OpenerCatalog),
         labs=load_labs(directory / "labs"),
         lab_synonyms=read_data_file(directory / "lab_synonyms.json", SynonymList),
+        prompts=read_data_file(directory / "prompts.json", PromptCatalog),
     )
     missing = sorted(set(knowledge.tree.issues) - set(knowledge.costs.issues))
     extra = sorted(set(knowledge.costs.issues) - set(knowledge.tree.issues))
@@ -125,4 +129,7 @@ def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:
             f"missing {sorted(symptoms - examples)}, unknown {sorted(examples - symptoms)}"
         )
     _ = knowledge.semantic_matcher
+    unknown_labs = sorted({p.lab for p in knowledge.prompts.prompts if p.lab} - set(knowledge.labs.slugs))
+    if unknown_labs:
+        raise KnowledgeError(f"prompts.json names labs that do not exist: {unknown_labs}")
     return knowledge

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import threading
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from statistics import fmean
@@ -78,9 +78,17 @@ class _Names:
     """One name table of the index, for lookups: a folded name to the rows (ZIP codes) of that name."""
 
     def __init__(self, table: NameTable) -> None:
+        self._keys = table.keys
         self._number = dict(zip(table.keys, range(len(table.keys)), strict=True))
         self._starts = table.starts
         self._rows = table.rows
+
+    def starting(self, prefix: str) -> Iterator[tuple[str, Sequence[int]]]:
+        """Each name that starts with `prefix`, in order, with its rows."""
+        for number in range(bisect_left(self._keys, prefix), len(self._keys)):
+            if not self._keys[number].startswith(prefix):
+                return
+            yield self._keys[number], self._rows[self._starts[number] : self._starts[number + 1]]
 
     def rows(self, name: str) -> Sequence[int]:
         number = self._number.get(name)
@@ -129,6 +137,30 @@ class Gazetteer:
             found = _PREFIX.fullmatch(prefix) is not None and end > first
             self._prefix_centres[prefix] = self._centre(range(first, end)) if found else None
         return self._prefix_centres[prefix]
+
+    def suggest(self, text: str, limit: int) -> tuple[list[str], int]:
+        """Places that complete what someone has typed so far, at most `limit`, and how many there are.
+
+        Digits complete to ZIP codes, each shown with its city ("Saint George, UT 84770", standard
+        ZIP codes before PO boxes and single firms); letters complete to cities ("Saint George, UT").
+        Every suggestion is something `candidates` reads back to the same place.
+        """
+        typed = text.strip()
+        if typed.isdigit() and len(typed) <= 5:
+            first, end = bisect_left(self._codes, typed), bisect_left(self._codes, typed + ":")
+            rows = sorted(range(first, end), key=lambda row: self._kinds[row] != _STANDARD)
+            shown = [
+                f"{self._cities[self._city_of[r]]}, {self._states[self._state_of[r]]} {self._codes[r]}" for r in rows
+            ]
+            return shown[:limit], len(shown)
+        folded = fold(typed)
+        if not folded:
+            return [], 0
+        found: list[str] = []
+        for _, named in self._names.starting(folded):
+            for state, state_rows in sorted(self._by_state(named).items()):
+                found.append(f"{self._cities[self._city_of[state_rows[0]]]}, {state}")
+        return found[:limit], len(found)
 
     def prefix_state(self, prefix: str) -> str | None:
         """The state of a three-digit ZIP prefix (a prefix lies in one state), for a ZIP the data set lacks."""

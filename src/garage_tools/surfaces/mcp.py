@@ -28,16 +28,22 @@ from starlette.types import ASGIApp, Message, Send
 
 from garage_tools import __version__
 from garage_tools.access.body import replay
-from garage_tools.registry import AuthPolicy, Registry, Tool
+from garage_tools.access.caller import Tier
+from garage_tools.registry import Registry
 from garage_tools.services import Services
 from garage_tools.surfaces.gate import Admitted, unsupported_protocol_version
 from garage_tools.surfaces.jsonrpc import INVALID_REQUEST
+from garage_tools.surfaces.mcp_apps import EXTENSION_ID, SETTINGS, Views
+from garage_tools.surfaces.mcp_elicit import ask_or_answer, can_elicit, missing_questions
 from garage_tools.surfaces.mcp_encoding import call_result, jsonrpc_error, refusal
 from garage_tools.surfaces.mcp_fast import LISTING_TTL_MS, FastPath, plain_message
+from garage_tools.surfaces.mcp_listing import ToolListing
+from garage_tools.surfaces.mcp_prompts import Prompts
 from garage_tools.surfaces.mcp_resources import lab_resources, read_lab
 from garage_tools.surfaces.responses import send_json
 
 SERVER_NAME = "garage-door-tools"
+SERVER_TITLE = "Garage Door Tools"
 INSTRUCTIONS = (
     "Tools about residential garage doors for homeowners and the people helping them: diagnose a symptom "
     "(in words or from a photo), estimate a repair cost, find a local pro and their offers, browse door styles, "
@@ -48,55 +54,33 @@ INSTRUCTIONS = (
 _ADMITTED = "garage_tools.admitted"
 
 
-def mcp_tool(tool: Tool[Any, Any]) -> types.Tool:
-    """The MCP listing of a registry tool."""
-    description = tool.description
-    if tool.auth is AuthPolicy.BEARER:
-        description += " Requires an API key: use /mcp-pro, or send 'Authorization: Bearer svc_live_…'."
-    hints = tool.annotations
-    return types.Tool(
-        name=tool.name,
-        title=tool.title,
-        description=description,
-        input_schema=tool.input_model.model_json_schema(by_alias=True),
-        output_schema=tool.output_model.model_json_schema(by_alias=True, mode="serialization"),
-        annotations=types.ToolAnnotations(
-            title=tool.title,
-            read_only_hint=hints.read_only,
-            destructive_hint=hints.destructive,
-            idempotent_hint=hints.idempotent,
-            open_world_hint=hints.open_world,
-        ),
-    )
-
-
-def tool_listing(registry: Registry) -> list[types.Tool]:
-    """The `tools/list` answer: every registry tool, in registry order."""
-    return [mcp_tool(tool) for tool in registry]
-
-
 def build_server(registry: Registry, services: Services) -> Server[Any]:
     """One low-level MCP server over the registry (one per endpoint: the SDK runs each once)."""
-    listing = tool_listing(registry)
-    schemas = {tool.name: tool.input_schema for tool in listing}
+    listing = ToolListing(registry)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=listing)
+        return types.ListToolsResult(tools=listing(_admitted(ctx).base_url))
 
-    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
-        if params.name not in registry:
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        tool = registry.find(params.name)
+        if tool is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
-        request: Request | None = ctx.request
-        if request is None or _ADMITTED not in request.scope:
-            raise MCPError(code=types.INTERNAL_ERROR, message="The request did not pass the access gate.")
-        admitted: Admitted = request.scope[_ADMITTED]
-        result = await call_result(admitted, params.name, params.arguments or {}, registry, services)
+        arguments: dict[str, Any] = dict(params.arguments or {})
+        if missing_questions(tool, arguments) and can_elicit(ctx.protocol_version, ctx.session.client_capabilities):
+            asked = ask_or_answer(tool, params)
+            if isinstance(asked, types.InputRequiredResult):
+                return asked
+            arguments = asked
+        result = await call_result(_admitted(ctx), params.name, arguments, registry, services)
         return types.CallToolResult.model_validate(result)
 
     labs = services.knowledge.labs
-    resources = lab_resources(labs)
+    views = Views(registry)
+    resources = [*views.resources, *lab_resources(labs)]
 
     async def list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -106,26 +90,60 @@ def build_server(registry: Registry, services: Services) -> Server[Any]:
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        return read_lab(labs, params.uri)
+        return views.read(params.uri) or read_lab(labs, params.uri)
+
+    prompts = Prompts(services.knowledge)
+
+    async def list_prompts(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=prompts.listing)
+
+    async def get_prompt(ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        admitted = _admitted(ctx)
+        pro = admitted.caller.tier is Tier.PRO
+        return prompts.get(params.name, params.arguments, pro=pro, base_url=admitted.base_url)
+
+    async def complete(ctx: ServerRequestContext[Any], params: types.CompleteRequestParams) -> types.CompleteResult:
+        return prompts.complete(params)
+
+    async def list_templates(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=prompts.templates)
 
     server: Server[Any] = Server(
         SERVER_NAME,
         version=__version__,
-        title="Garage Door Tools",
+        title=SERVER_TITLE,
         instructions=INSTRUCTIONS,
         cache_hints={
             method: CacheHint(ttl_ms=LISTING_TTL_MS, scope="public")
-            for method in ("tools/list", "resources/list", "resources/read")
+            for method in ("tools/list", "resources/list", "resources/read", "prompts/list", "resources/templates/list")
         },
-        get_tool_input_schema=schemas.get,
+        get_tool_input_schema=listing.input_schemas.get,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_resources=list_resources,
         on_read_resource=read_resource,
+        on_list_resource_templates=list_templates,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+        on_completion=complete,
     )
+    server.extensions[EXTENSION_ID] = SETTINGS
     # The default middleware opens an OpenTelemetry span per message; we export no traces.
     server.middleware = []
     return server
+
+
+def _admitted(ctx: ServerRequestContext[Any]) -> Admitted:
+    """What the access gate settled about the request the SDK is answering."""
+    request: Request | None = ctx.request
+    if request is None or _ADMITTED not in request.scope:
+        raise MCPError(code=types.INTERNAL_ERROR, message="The request did not pass the access gate.")
+    admitted: Admitted = request.scope[_ADMITTED]
+    return admitted
 
 
 class McpSurface:
@@ -185,7 +203,7 @@ class McpServers:
                 streamable_http_path=path, stateless_http=True, json_response=True, transport_security=security
             )
             (sdk_route,) = [r for r in app.routes if isinstance(r, Route)]
-            fast = FastPath(registry, services, server.server_info_stamp, tool_listing(registry)) if fast_path else None
+            fast = FastPath(registry, services, server.server_info_stamp, ToolListing(registry)) if fast_path else None
             self.surfaces[path] = McpSurface(sdk_route.app, fast)
 
     def session_managers(self) -> list[Any]:

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-import mcp_types as types
 import orjson
 from starlette.types import Send
 
@@ -29,6 +28,7 @@ from garage_tools.registry import Registry
 from garage_tools.services import Services
 from garage_tools.surfaces.gate import Admitted
 from garage_tools.surfaces.mcp_encoding import call_result
+from garage_tools.surfaces.mcp_listing import ToolListing
 from garage_tools.surfaces.responses import send_json
 
 #: The per-request revision: routing headers and `_meta` on every message, no handshake.
@@ -162,30 +162,40 @@ class FastPath:
     """Answers the messages `plain_message` recognised, as the SDK would."""
 
     def __init__(
-        self, registry: Registry, services: Services, server_info_stamp: dict[str, Any], listing: list[types.Tool]
+        self, registry: Registry, services: Services, server_info_stamp: dict[str, Any], listing: ToolListing
     ) -> None:
         self.registry = registry
         self.services = services
+        self.listing = listing
         self.meta = {"io.modelcontextprotocol/serverInfo": server_info_stamp}
-        # The listing is fixed for the life of the process: encode it once. The handshake revisions'
-        # ListToolsResult has no fields but `tools`; 2026-07-28 adds cache hints, resultType and _meta.
-        tools = [tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in listing]
-        self.listings = {revision: orjson.Fragment(orjson.dumps({"tools": tools})) for revision in HANDSHAKE_REVISIONS}
-        self.listings[REVISION] = orjson.Fragment(
-            orjson.dumps(
-                {
-                    "tools": tools,
+        self._listings: dict[tuple[str, str], orjson.Fragment] = {}
+
+    def listing_json(self, revision: str, base: str) -> orjson.Fragment:
+        """The listing for a revision and base URL, encoded once (it is fixed for the life of the process).
+
+        The handshake revisions' ListToolsResult has no fields but `tools`; 2026-07-28 adds cache hints,
+        resultType and _meta.
+        """
+        key = (revision, base)
+        encoded = self._listings.get(key)
+        if encoded is None:
+            tools = [tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in self.listing(base)]
+            result: dict[str, Any] = {"tools": tools}
+            if revision == REVISION:
+                result |= {
                     "cacheScope": "public",
                     "ttlMs": LISTING_TTL_MS,
                     "resultType": "complete",
                     "_meta": self.meta,
                 }
-            )
-        )
+            if len(self._listings) >= 64:
+                self._listings.clear()
+            encoded = self._listings[key] = orjson.Fragment(orjson.dumps(result))
+        return encoded
 
     async def __call__(self, request: Admitted, message: PlainMessage, send: Send) -> None:
         if message.method == "tools/list":
-            result: Any = self.listings[message.revision]
+            result: Any = self.listing_json(message.revision, request.base_url)
         else:
             result = await self._call(request, message)
         payload = orjson.dumps({"jsonrpc": "2.0", "id": message.request_id, "result": result})

@@ -97,6 +97,7 @@ async def get_door_styles(args: DoorStylesInput, ctx: ToolContext) -> DoorStyles
 
 TOOL = Tool(
     name="getDoorStyles",
+    icon="styles",
     title="Browse garage door styles",
     summary="Door styles with installed prices, R-values, features and ratings (filterable).",
     description=(

@@ -256,6 +256,8 @@ async def cost_estimate(args: CostEstimateInput, ctx: ToolContext) -> CostEstima
 
 TOOL = Tool(
     name="costEstimate",
+    view="cost",
+    icon="cost",
     title="Estimate a garage door repair cost",
     summary="Typical repair cost range for an issue, by door size and ZIP code, with DIY safety.",
     description=(

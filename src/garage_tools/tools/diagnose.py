@@ -285,6 +285,8 @@ async def diagnose(args: DiagnoseInput, ctx: ToolContext) -> DiagnoseOutput:
 
 TOOL = Tool(
     name="diagnose",
+    view="diagnosis",
+    icon="diagnose",
     title="Diagnose a garage door symptom",
     summary="Map a symptom in plain words to likely issues, urgency, typical cost and DIY safety.",
     description=(

@@ -237,6 +237,8 @@ _SLUGS_SENTENCE = f"The eleven slugs: {', '.join(LAB_SLUGS)}."
 
 GET_LAB = Tool(
     name="getLab",
+    view="lab",
+    icon="lab",
     title="An interactive lab, as a preview card",
     summary="One interactive garage-door lab: title, description, live URL and a 16:9 preview image.",
     description=(
@@ -253,6 +255,7 @@ GET_LAB = Tool(
 
 GET_LAB_EMBED = Tool(
     name="getLabEmbed",
+    icon="embed",
     title="An interactive lab, as embeddable HTML",
     summary="Iframe HTML (full width, grows to the lab's height, lazy, sandboxed) and the lab's direct URL.",
     description=(

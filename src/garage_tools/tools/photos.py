@@ -226,6 +226,7 @@ async def get_reference_photos(args: ReferencePhotosInput, ctx: ToolContext) -> 
 
 TOOL = Tool(
     name="getInspectionReferencePhotos",
+    icon="photos",
     title="Reference photos of an inspection item",
     summary="Captioned reference pictures of one inspection item, tagged HEALTHY, WATCH or FIX, with image URLs.",
     description=(

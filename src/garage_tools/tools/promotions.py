@@ -187,6 +187,7 @@ async def get_active_promotions(args: PromotionsInput, ctx: ToolContext) -> Prom
 
 TOOL = Tool(
     name="getActivePromotions",
+    icon="offer",
     title="Current offers of a local partner",
     summary="Current promotions of a partner (by the partnerId from routeByZip), by issue and service type.",
     description=(

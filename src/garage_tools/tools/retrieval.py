@@ -117,6 +117,7 @@ async def retrieve_lab_context(args: RetrieveInput, ctx: ToolContext) -> Retriev
 
 TOOL = Tool(
     name="retrieveLabContext",
+    icon="cite",
     title="Cite the interactive labs",
     summary="Ranked, citable sections of the garage-door labs for a question (BM25; top 5 by default, up to 10).",
     description=(

@@ -328,6 +328,7 @@ async def visual_diagnose(args: VisualDiagnoseInput, ctx: ToolContext) -> Visual
 
 TOOL = Tool(
     name="visualDiagnose",
+    icon="photo-check",
     title="Diagnose a garage door part from a photo",
     summary="A photo of a garage door part (and an optional hint) to part, condition, severity and safety flag.",
     description=(

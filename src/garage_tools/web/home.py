@@ -15,6 +15,7 @@ import base64
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
+from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -26,6 +27,7 @@ from garage_tools.errors import ServiceError
 from garage_tools.imaging import MAX_IMAGE_BYTES
 from garage_tools.registry import Registry
 from garage_tools.services import Services
+from garage_tools.tools.cost import parse_door_size
 from garage_tools.web.forms import DoubleSubmit, PhotoForm, Refused, check_origin, read_form, read_photo_form
 from garage_tools.web.page_tools import LimitReached, PageTools
 from garage_tools.web.pages import render
@@ -49,6 +51,7 @@ class Answer:
 
     description: str = ""
     place: str = ""
+    size: str = ""  # the door's size as the form's size question gives it (`9x7`, `16x7`), or none
     diagnosis: dict[str, Any] | None = None
     costs: dict[str, dict[str, Any]] = field(default_factory=dict)
     cost_place: str | None = None
@@ -73,9 +76,24 @@ class Answer:
         return refusal.message
 
     @property
+    def link(self) -> str:
+        """The address that reopens this answer (the state in the query, no account): `/?q=…&place=…&size=…`."""
+        pairs = [(name, value) for name, value in (("q", self.description), ("place", self.place), ("size", self.size))]
+        return "/?" + urlencode([(name, value) for name, value in pairs if value])
+
+    @property
     def urgent(self) -> bool:
         """The lead is hot when the diagnosis said the door is unsafe, as widgets in the field send it."""
         return bool(self.diagnosis and self.diagnosis.get("safetyFlag"))
+
+
+def door_size_choice(text: str) -> str:
+    """The form's door size when costEstimate can read it (`9x7`, `16x7`), else none."""
+    try:
+        parse_door_size(text.strip())
+    except ValueError:
+        return ""
+    return text.strip()
 
 
 class Refusal(Exception):
@@ -108,7 +126,16 @@ class HomePage:
     # -- routes -----------------------------------------------------------------------------------
 
     async def page(self, request: Request) -> Response:
-        return self._render(request, Answer())
+        """The page; with `?q=` (and `place`, `size`) the answer a diagnosis link reopens, as the form gave it."""
+        query = request.query_params
+        answer = Answer(
+            description=query.get("q", "").strip()[:2000],
+            place=query.get("place", "").strip()[:200],
+            size=door_size_choice(query.get("size", "")),
+        )
+        if not answer.description and not answer.place:
+            return self._render(request, Answer())
+        return await self._answer(request, answer)
 
     async def ask(self, request: Request) -> Response:
         """The ask form and the place form (each carries the other's value): everything the two give."""
@@ -119,7 +146,12 @@ class HomePage:
         answer = Answer(
             description=(form.get("chip") or form.get("description") or "").strip(),
             place=form.get("place", "").strip(),
+            size=door_size_choice(form.get("size", "")),
         )
+        return await self._answer(request, answer)
+
+    async def _answer(self, request: Request, answer: Answer) -> Response:
+        """What the ask form, the place form and a reopened diagnosis link show."""
         if not answer.description and not answer.place:
             answer.ask_error, answer.status = self.words["errors"]["describe"], 400
             return self._render(request, answer)
@@ -196,7 +228,10 @@ class HomePage:
             answer.place_choices_intro = fill(self.words["otherPlaces"], place=answer.cost_place)
         for issue in (answer.diagnosis or {}).get("likelyIssues", []):
             answer.costs[issue["key"]] = await self._call(
-                request, caller, "costEstimate", {"issueKey": issue["key"], "zip": location["zip"]}
+                request,
+                caller,
+                "costEstimate",
+                {"issueKey": issue["key"], "zip": location["zip"], "doorSize": answer.size or None},
             )
 
     async def _call(

@@ -26,6 +26,7 @@ from garage_tools.surfaces.responses import error_response, json_response
 from garage_tools.tools.inspection.models import InspectionReport, ItemResult
 from garage_tools.tools.inspection.report import REPORT_ID, local_prices, public_report, reading
 from garage_tools.web.pages import render
+from garage_tools.web.results import load_words
 
 #: A report is reachable by anyone holding its link: keep it out of indexes, caches shared between
 #: users, and the Referer of links followed from it.
@@ -74,7 +75,12 @@ class InspectionPages:
         self.access = access
 
     async def form(self, request: Request) -> Response:
-        context = {"areas": self.areas, "drawings": self.drawings, "total": sum(len(a.items) for a in self.areas)}
+        context = {
+            "areas": self.areas,
+            "drawings": self.drawings,
+            "total": sum(len(a.items) for a in self.areas),
+            "severity_words": load_words()["severity"],  # how a photo check's verdict reads (results-words.json)
+        }
         return render(request, "inspection/form.html", context)
 
     async def without_script(self, request: Request) -> Response:

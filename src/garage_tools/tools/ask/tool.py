@@ -25,6 +25,7 @@ async def ask(args: AskInput, ctx: ToolContext) -> AskOutput:
 
 TOOL = Tool(
     name="ask",
+    icon="ask",
     title="Answer a garage door question",
     summary=(
         "Any garage-door question in plain words to a short, cited answer (symptoms, prices, DIY safety, how parts "

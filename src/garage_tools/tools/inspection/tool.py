@@ -160,6 +160,8 @@ async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> Su
 
 TOOL = Tool(
     name="submitInspection",
+    view="inspection",
+    icon="inspection",
     title="Submit a 24-point garage door inspection",
     summary="Score a homeowner's 24-point inspection, store a shareable report and optionally e-mail it.",
     description=(
@@ -180,6 +182,6 @@ TOOL = Tool(
     input_model=SubmitInspectionInput,
     output_model=SubmitInspectionOutput,
     handler=submit_inspection,
-    annotations=Annotations(read_only=False, idempotent=True, destructive=False, open_world=True),
+    annotations=Annotations(read_only=False, idempotent=False, destructive=False, open_world=True),
     max_body_bytes=MAX_BODY_BYTES,
 )

@@ -407,6 +407,7 @@ async def identify_opener(args: IdentifyOpenerInput, ctx: ToolContext) -> Identi
 
 TOOL = Tool(
     name="identifyOpener",
+    icon="opener",
     title="Identify a garage door opener from a photo",
     summary="Brand family, radio generation, frequency, years and compatible remotes from a photo of the opener.",
     description=(

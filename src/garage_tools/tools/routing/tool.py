@@ -300,6 +300,9 @@ async def route_by_zip(args: RouteByZipInput, ctx: ToolContext) -> RouteOutput:
 
 TOOL = Tool(
     name="routeByZip",
+    view="pro",
+    icon="pro",
+    questions={"zipOrLocation": "Where is the garage door? A five-digit ZIP code, or a city and state."},
     title="Find a local garage door pro",
     summary="A ZIP code or city to the best-suited vetted local partner, with phone and booking link.",
     description=(

@@ -213,6 +213,6 @@ TOOL = Tool(
     input_model=RequestServiceInput,
     output_model=RequestServiceOutput,
     handler=request_service,
-    annotations=Annotations(read_only=False, idempotent=True, destructive=False, open_world=True),
+    annotations=Annotations(read_only=False, idempotent=False, destructive=False, open_world=True),
     usage_cap=UsageCap(name="service-requests", public="10/day", pro="200/day"),
 )

@@ -95,8 +95,29 @@
     var item = galleryOf(state.diagnosis);
     show(regions.ask, [cards.diagnosisCard(state.diagnosis, {
       costs: state.costs, place: costPlace(), gallery: state.gallery, galleryHref: item ? "/parts/" + item : null,
-      proHref: "#place"
+      proHref: "#place", photoHref: "#photo-file"
     })], focus);
+  }
+
+  /** The size the homeowner chose ("9x7", "16x7"), or null when not sure. */
+  function doorSize() {
+    var chosen = forms.ask.querySelector("input[name=size]:checked");
+    return chosen && chosen.value ? chosen.value : null;
+  }
+
+  /** The address that reopens this answer: the state in the query (web/home.py `Answer.link` reads it). */
+  function keepInAddress() {
+    var query = new URLSearchParams();
+    if (state.description) query.set("q", state.description);
+    if (state.place) query.set("place", state.place);
+    if (doorSize()) query.set("size", doorSize());
+    var text = query.toString();
+    if (window.history && history.replaceState) history.replaceState(null, "", text ? "/?" + text : "/");
+    var link = document.querySelector(".help-permalink a");
+    if (link) {
+      link.href = text ? "/?" + text : "/";
+      link.parentNode.hidden = !state.diagnosis;
+    }
   }
 
   /** Costs of the likely causes, priced for the place routing resolved. */
@@ -104,7 +125,9 @@
     var issues = (state.diagnosis && state.diagnosis.likelyIssues) || [];
     if (!state.route || !issues.length) return Promise.resolve();
     return Promise.all(issues.map(function (issue) {
-      return ask("costEstimate", { issueKey: issue.key, zip: state.route.location.zip });
+      var body = { issueKey: issue.key, zip: state.route.location.zip };
+      if (doorSize()) body.doorSize = doorSize();
+      return ask("costEstimate", body);
     })).then(function (estimates) {
       state.costs = {};
       estimates.forEach(function (estimate) { state.costs[estimate.issueKey] = estimate; });
@@ -124,6 +147,7 @@
       return (item ? ask("getInspectionReferencePhotos", { itemId: item }) : Promise.resolve(null)).then(function (gallery) {
         state.gallery = gallery;
         showDiagnosis(true);
+        keepInAddress();
         if (state.place) return findPro(state.place, false);
       });
     }).catch(failed("ask", true)).then(function () { busy("ask", false); });
@@ -170,6 +194,7 @@
           promotions: promotions, urgent: !!(state.diagnosis && state.diagnosis.safetyFlag)
         }), others.length ? choices(fill(words.otherPlaces, { place: location.city + ", " + location.state }), others)
           : null], focus);
+        keepInAddress();
         return recost();
       });
     }).catch(function (error) {
@@ -252,6 +277,27 @@
     }
     findPro(place, true);
   });
+
+  // A size chosen (or changed) after the answer prices the causes again, and goes with the place form.
+  forms.ask.addEventListener("change", function (event) {
+    if (event.target.name !== "size") return;
+    setField(forms.pro, "size", event.target.value);
+    keepInAddress();
+    recost();
+  });
+
+  // A diagnosis link opened: the server showed the answer; the script takes it up so later steps build on it.
+  (function reopen() {
+    var query = new URLSearchParams(window.location.search);
+    var size = query.get("size");
+    if (size) {
+      var radio = forms.ask.querySelector("input[name=size][value='" + size.replace(/[^0-9x.]/g, "") + "']");
+      if (radio) radio.checked = true;
+    }
+    if (query.get("place")) state.place = query.get("place");
+    if (query.get("q")) diagnose(query.get("q"));
+    else if (state.place) findPro(state.place, false);
+  })();
 
   forms.photo.addEventListener("submit", function (event) {
     event.preventDefault();

@@ -280,6 +280,60 @@
     return { response, answer: await response.json().catch(() => null) };
   };
 
+  // --- an optional photo per item, checked with the photo tool when the person asks ---
+  const severityWords = JSON.parse(form.dataset.severity || "{}");
+  const MAX_PHOTO_BYTES = 5 * 1024 * 1024; // the photo tool's limit
+  for (const box of form.querySelectorAll("details.item-photo")) {
+    const input = box.querySelector("input[type=file]");
+    const preview = box.querySelector("img");
+    const check = box.querySelector("[data-check-photo]");
+    const verdict = box.querySelector(".item-photo-verdict");
+    let image = null;
+    input.addEventListener("change", () => {
+      const file = input.files && input.files[0];
+      image = null;
+      preview.hidden = check.hidden = true;
+      verdict.textContent = "";
+      if (!file || !file.type.startsWith("image/")) return;
+      if (file.size > MAX_PHOTO_BYTES) {
+        verdict.textContent = "This photo is larger than 5 MB: choose a smaller one.";
+        return;
+      }
+      const reader = new FileReader();
+      reader.addEventListener("load", () => {
+        const url = String(reader.result);
+        image = { data: url.slice(url.indexOf(",") + 1), mimeType: file.type };
+        preview.src = url;
+        preview.hidden = check.hidden = false;
+      });
+      reader.readAsDataURL(file);
+    });
+    check.addEventListener("click", async () => {
+      if (!image) return;
+      check.disabled = true;
+      verdict.textContent = "Checking…";
+      try {
+        const response = await fetch("/api/v1/visualDiagnose", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Accept: "application/json" },
+          body: JSON.stringify({ image, description: box.dataset.photoItem }),
+        });
+        const answer = await response.json().catch(() => null);
+        if (response.ok && answer) {
+          const problems = (answer.photo && answer.photo.problems) || [];
+          verdict.textContent = [`${severityWords[answer.severity] || ""}: ${answer.partLabel}, ${answer.condition}.`,
+            answer.explanation, ...problems].filter(Boolean).join(" ");
+        } else {
+          verdict.textContent = (answer && answer.error && answer.error.message) || "The photo could not be checked.";
+        }
+      } catch {
+        verdict.textContent = "Could not reach the service. Check your connection and try again.";
+      } finally {
+        check.disabled = false;
+      }
+    });
+  }
+
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     status.hidden = true;

@@ -87,6 +87,17 @@
       return fill(estimate.region ? words.costLocal : words.costNational, { place: place });
     }
 
+    /** What a local price covers, the door size it is for, and (when urgent) what a call-out today adds. */
+    function costDetails(estimate, urgent) {
+      var box = el("div", "gdr-cost-details");
+      if (estimate.covers) add(box, el("p", "gdr-covers", fill(words.costCovers, { covers: estimate.covers })));
+      if (estimate.doorSize) add(box, el("p", "gdr-size", fill(words.costSize, { width: estimate.doorSize.widthFt })));
+      if (urgent && estimate.emergencySurcharge) {
+        add(box, el("p", "gdr-surcharge", fill(words.costSurcharge, { range: costRange(estimate.emergencySurcharge) })));
+      }
+      return box;
+    }
+
     function photos(level, gallery, href) {
       var shown = (gallery.photos || []).filter(function (p) { return p.severity === "HEALTHY" || p.severity === "FIX"; });
       var row = el("div", "gdr-photos");
@@ -106,16 +117,21 @@
     /**
      * diagnose's answer as a card.
      * options: level (heading level, 2), costs ({issueKey: costEstimate answer}), place (what the costs
-     * were priced for), gallery (getInspectionReferencePhotos answer), galleryHref, and proHref (where a
-     * door unsafe to use points to find a pro).
+     * were priced for), gallery (getInspectionReferencePhotos answer), galleryHref, proHref (where a
+     * door unsafe to use, or a description nothing matched, points to find a pro) and photoHref (where the
+     * card for a description nothing matched points to check a photo).
      */
     function diagnosisCard(diagnosis, options) {
       var o = options || {};
       var level = o.level || 2;
       var card = el("section", "gdr-card gdr-diagnosis");
       if (!diagnosis.symptom) {
+        // One voice, and never a dead end: the ways forward, in the card's own words (not the tool's hint).
         card.className += " gdr-nomatch";
-        return add(card, title(level, words.noMatchTitle), el("p", "gdr-hint", diagnosis.hint));
+        var ways = el("p", "gdr-actions");
+        if (o.photoHref) add(ways, link(o.photoHref, "gdr-button gdr-book", words.noMatchPhoto));
+        if (o.proHref) add(ways, link(o.proHref, "gdr-button gdr-call", words.noMatchPro));
+        return add(card, title(level, words.noMatchTitle), el("p", "gdr-hint", words.noMatchText), ways);
       }
       var urgency = diagnosis.symptom.urgency || "routine";
       var issues = diagnosis.likelyIssues || [];
@@ -132,6 +148,7 @@
         add(list, add(el("li", "gdr-cause"),
           el("p", "gdr-cause-name", issue.name),
           cost(estimate ? estimate.costRange : issue.costRange, costBasis(estimate, o.place)),
+          estimate ? costDetails(estimate, urgency === "emergency") : null,
           el("p", "gdr-cause-text", issue.description),
           el("p", "gdr-diy gdr-diy-" + issue.diyRisk, words.diy[issue.diyRisk]),
           issue.safetyNote ? el("p", "gdr-note", issue.safetyNote) : null));
