@@ -37,7 +37,7 @@ from garage_tools.surfaces.chat import ASK_TOOL, ChatGate, ChatSurface, get_mode
 from garage_tools.surfaces.compression import Compression
 from garage_tools.surfaces.cors import OpenCors
 from garage_tools.surfaces.discovery import Discovery
-from garage_tools.surfaces.front import Service, unexpected_error
+from garage_tools.surfaces.front import LastResort, Service, unexpected_error
 from garage_tools.surfaces.gate import McpGate, RestGate
 from garage_tools.surfaces.mcp import McpServers
 from garage_tools.surfaces.mcp_discovery import discovery_routes
@@ -98,7 +98,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
-    return error_response(unexpected_error(request.method, request.url.path, exc))
+    return error_response(unexpected_error(request.method, request.url.path))
 
 
 def with_cors(app: ASGIApp) -> ASGIApp:
@@ -210,7 +210,7 @@ def create_app(
     ]
     app = Service(
         routes=routes,
-        middleware=[Middleware(RequestIds), Middleware(OpenCors, **CORS)],
+        middleware=[Middleware(RequestIds), Middleware(LastResort), Middleware(OpenCors, **CORS)],
         exception_handlers={HTTPException: _http_error, Exception: _unexpected},
         lifespan=lifespan,
     )

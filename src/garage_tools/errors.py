@@ -8,6 +8,8 @@ The codes are documented in docs/api.md (Errors) and on /ai; changing one is a b
 
 from __future__ import annotations
 
+import logging
+import uuid
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -78,6 +80,12 @@ class InvalidJson(ServiceError):
 
 class InvalidBody(ServiceError):
     code = "invalid_body"
+
+
+class InvalidText(ServiceError):
+    """A path, query, form or body holds NUL or another control character the service cannot keep."""
+
+    code = "invalid_text"
 
 
 class InvalidHeader(ServiceError):
@@ -179,6 +187,14 @@ class ChallengeFailed(ServiceError):
 class InternalError(ServiceError):
     status = 500
     code = "internal_error"
+
+
+def incident(log: logging.Logger, what: str) -> InternalError:
+    """Log the exception in hand with its traceback under a fresh incident id, once; what the caller sees
+    instead (the id, no details), for a tool that failed and for any other route alike."""
+    number = uuid.uuid4().hex[:12]
+    log.error("%s failed (incident %s)", what, number, exc_info=True)
+    return InternalError(f"{what} failed unexpectedly; the incident is logged as {number}. Please try again later.")
 
 
 class ServiceUnavailable(ServiceError):

@@ -6,11 +6,20 @@ full collection walks every tracked object: with the places loaded and not froze
 they became a compact index, one pass took about 175 ms here, a stall for every request in flight.
 `gc.freeze()` moves what is tracked now into the permanent generation, which collections skip; the
 objects are still freed by reference counting if they ever go.
+
+Work a request starts and leaves running (`Background`) lives here too: it belongs to the process, not
+to the request.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import logging
+from collections.abc import Coroutine
+from typing import Any
+
+log = logging.getLogger(__name__)
 
 
 def keep_for_life(*, collect_first: bool = False) -> None:
@@ -23,3 +32,28 @@ def keep_for_life(*, collect_first: bool = False) -> None:
     if collect_first:
         gc.collect()
     gc.freeze()
+
+
+class Background:
+    """Work a request starts and does not wait for, such as the sign-in work of an address that must not
+    show in the answer's timing. Each task is kept until done (the loop holds tasks only weakly), a
+    failure is logged, and `drain` lets shutdown finish what was started before the store closes."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[object]] = set()
+
+    def start(self, work: Coroutine[Any, Any, object], what: str) -> None:
+        """Run `work` after the current request; `what` names it in the log if it fails."""
+        task = asyncio.get_running_loop().create_task(work, name=what)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[object]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            log.error("%s failed in the background", task.get_name(), exc_info=error)
+
+    async def drain(self) -> None:
+        """Wait for the work started so far."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -9,7 +9,6 @@ rules below (credentials, tiers, validation) cannot drift apart between surfaces
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -22,11 +21,12 @@ from garage_tools.access.limits import UsageCap
 from garage_tools.errors import (
     AuthRequired,
     FieldProblem,
-    InternalError,
     InvalidArguments,
     ServiceError,
     UnknownTool,
+    incident,
 )
+from garage_tools.key_format import EXAMPLE
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.photos import PhotoLibrary, packaged_photo_library
 from garage_tools.mail.outbox import Outbox
@@ -157,7 +157,7 @@ def authorize(tool: Tool[Any, Any], caller: Caller) -> None:
     caller.refuse_bad_credential()
     if tool.auth is AuthPolicy.BEARER and caller.tier is not Tier.PRO:
         raise AuthRequired(
-            f"{tool.name} requires an API key. Send 'Authorization: Bearer svc_live_…'; "
+            f"{tool.name} requires an API key. Send 'Authorization: Bearer {EXAMPLE}'; "
             "keys are free during the beta (see /developers)."
         )
 
@@ -225,11 +225,7 @@ async def _run(tool: Tool[Any, Any], arguments: Mapping[str, Any], context: Tool
     except ServiceError:
         raise
     except Exception:
-        incident = uuid.uuid4().hex[:12]
-        log.exception("tool %s failed (incident %s)", tool.name, incident)
-        raise InternalError(
-            f"{tool.name} failed unexpectedly; the incident is logged as {incident}. Please try again later."
-        ) from None
+        raise incident(log, f"tool {tool.name}") from None
     return result
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from garage_tools.access.caller import Caller
@@ -17,6 +17,7 @@ from garage_tools.access.keys import KeyCache, KeyService
 from garage_tools.access.ratelimit import RateLimiter
 from garage_tools.knowledge.loader import Knowledge, load_knowledge
 from garage_tools.knowledge.photos import PhotoLibrary, load_photo_library
+from garage_tools.lifetime import Background
 from garage_tools.mail.outbox import Outbox
 from garage_tools.partners.service import Partners
 from garage_tools.providers.factory import build_models
@@ -43,6 +44,7 @@ class Services:
     challenge: ChallengeVerifier
     outbox: Outbox
     photos: PhotoLibrary  # read and checked here, so a bad operator manifest stops start-up
+    background: Background = field(default_factory=Background)  # work requests leave running
 
     @functools.cached_property
     def tool_data(self) -> ToolData:
@@ -94,6 +96,7 @@ class Services:
         log.info("%s", self.tool_data.models.describe())
 
     async def close(self) -> None:
+        await self.background.drain()  # before anything it may use closes
         await self.tool_data.partners.close()  # leads still waiting are written before the store closes
         await self.tool_data.models.aclose()
         await self.keys.drain()

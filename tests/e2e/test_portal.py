@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from garage_tools.inputs import holdable
 from tests.conftest import LiveServer, start_server, stop_server
 from tests.mailbox import wait_for_mail
 
@@ -52,9 +54,19 @@ def mails_to(server: LiveServer, address: str) -> list[str]:
     return [row[0] for row in server.query("SELECT text_body FROM outbox WHERE to_address = $1 ORDER BY id", address)]
 
 
-def latest_link(server: LiveServer, address: str) -> str:
-    """The sign-in link in the newest mail to `address`."""
-    found = LINK.search(mails_to(server, address)[-1])
+def mails_once(server: LiveServer, address: str, count: int) -> list[str]:
+    """The mail queued to `address` once there are `count` messages (a link is queued just after the answer,
+    so that its timing tells nothing); fails if they do not come."""
+    deadline = time.monotonic() + 15
+    while len(found := mails_to(server, address)) < count:
+        assert time.monotonic() < deadline, f"{len(found)} of {count} mails to {address}"
+        time.sleep(0.05)
+    return found
+
+
+def latest_link(server: LiveServer, address: str, before: int = 0) -> str:
+    """The sign-in link in the newest mail to `address`, once there are more than `before`."""
+    found = LINK.search(mails_once(server, address, before + 1)[-1])
     assert found
     return found.group(0)
 
@@ -88,8 +100,9 @@ class Visitor:
 def signed_in(server: LiveServer, address: str | None = None) -> Visitor:
     visitor = Visitor(server)
     address = address or new_email()
+    before = len(mails_to(server, address))
     assert visitor.request_link(address).status_code == 303
-    assert visitor.confirm(latest_link(server, address)).status_code == 303
+    assert visitor.confirm(latest_link(server, address, before)).status_code == 303
     return visitor
 
 
@@ -141,7 +154,7 @@ def test_known_and_unknown_addresses_get_the_same_answer(server: LiveServer) -> 
     pages = [httpx.get(f"{server.url}{a.headers['location']}").text for a in answers]
     assert pages[0] == pages[1] and "Check your inbox" in pages[0]
     # Everyone who asks gets a link: there is no separate sign-up.
-    assert len(mails_to(server, known)) == 2 and len(mails_to(server, unknown)) == 1
+    assert len(mails_once(server, known, 2)) == 2 and len(mails_once(server, unknown, 1)) == 1
 
 
 def test_the_mail_is_written_as_eml_with_text_and_html(server: LiveServer) -> None:
@@ -175,8 +188,11 @@ def test_an_address_with_hidden_characters_is_asked_again_in_plain_words(server:
     links_before = server.query("SELECT count(*) FROM login_tokens")
     answer = Visitor(server).request_link(address)
     assert answer.status_code == 400, answer.text
-    assert "Enter an e-mail address, such as dev@example.com." in answer.text
-    assert 'value="dev@example.com"' in answer.text  # what was typed, less what a page cannot show
+    if holdable(address):
+        assert "Enter an e-mail address, such as dev@example.com." in answer.text
+        assert 'value="dev@example.com"' in answer.text  # what was typed, less what a page cannot show
+    else:  # NUL and the other control characters are refused at the edge, before the form is read
+        assert "holds a character we cannot keep" in answer.text
     assert server.query("SELECT count(*) FROM login_tokens") == links_before
 
 
@@ -290,7 +306,7 @@ def test_posts_from_another_origin_are_refused(server: LiveServer) -> None:
     ):
         answer = visitor.client.post("/developers/sign-in", data={"email": new_email(), "csrf": token}, headers=headers)
         assert answer.status_code == status, headers
-    assert len(mails_to(server, address)) == 2
+    assert len(mails_once(server, address, 2)) == 2
 
     developer = signed_in(server)
     token = csrf_of(developer.dashboard())
@@ -324,8 +340,13 @@ def test_links_are_throttled_per_address_without_telling(server: LiveServer) -> 
     address = new_email()
     answers = [Visitor(server).request_link(address) for _ in range(5)]  # five browsers, five addresses
     assert {(a.status_code, a.headers["location"]) for a in answers} == {(303, "/developers/sign-in/sent")}
+    assert len(mails_once(server, address, 3)) == 3
+    log = server.workdir / "server.log"
+    deadline = time.monotonic() + 15
+    while "too many requests for one address" not in log.read_text():  # the last two, after their answers
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
     assert len(mails_to(server, address)) == 3
-    assert "too many requests for one address" in (server.workdir / "server.log").read_text()
 
 
 def test_links_are_throttled_per_client_ip_without_telling(server: LiveServer) -> None:
@@ -333,9 +354,10 @@ def test_links_are_throttled_per_client_ip_without_telling(server: LiveServer) -
     addresses = [new_email() for _ in range(11)]
     answers = [visitor.request_link(address) for address in addresses]
     assert {(a.status_code, a.headers["location"]) for a in answers} == {(303, "/developers/sign-in/sent")}
-    assert [len(mails_to(server, a)) for a in addresses] == [1] * 10 + [0]
+    assert [len(mails_once(server, a, 1)) for a in addresses[:10]] == [1] * 10
+    assert mails_to(server, addresses[-1]) == []
     assert Visitor(server).request_link(addresses[-1]).status_code == 303  # another client is served
-    assert len(mails_to(server, addresses[-1])) == 1
+    assert len(mails_once(server, addresses[-1], 1)) == 1
 
 
 # -- keys -------------------------------------------------------------------------------------------
@@ -399,7 +421,7 @@ def test_behind_an_https_base_url_cookies_are_secure_and_links_use_it(tmp_path: 
         # httpx keeps a Secure cookie off plain http, as a browser would; the TLS proxy is played here.
         url, form, cookie = f"{live.url}/developers/sign-in", {"email": address, "csrf": token}, f"gt_form={token}"
         assert httpx.post(url, data=form, headers={"Cookie": cookie}).status_code == 303
-        assert f"{public}/developers/confirm/" in mails_to(live, address)[0]
+        assert f"{public}/developers/confirm/" in mails_once(live, address, 1)[0]
         # The service's origin is the public one now, not the address the request reached.
         assert httpx.post(url, data=form, headers={"Cookie": cookie, "Origin": live.url}).status_code == 403
     finally:

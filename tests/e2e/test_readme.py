@@ -21,8 +21,9 @@ def try_it_blocks() -> list[str]:
 
 def test_the_try_it_commands_work_as_written(live_server: LiveServer) -> None:
     blocks = try_it_blocks()
-    assert len(blocks) == 2 and "Authorization: Bearer $key" in blocks[1]
+    assert len(blocks) == 3 and "Authorization: Bearer $key" in blocks[1] and "/v1/chat/completions" in blocks[2]
     cli = f"{shlex.quote(sys.executable)} -m garage_tools"
+    last_answers: list[str] = []
     for block in blocks:
         script = block.replace("localhost:8000", live_server.url).replace(".venv/bin/garage-tools", cli)
         script = script.replace("curl -s ", "curl -s -f -w '\\n' ")  # fail on an HTTP error; one answer a line
@@ -38,4 +39,6 @@ def test_the_try_it_commands_work_as_written(live_server: LiveServer) -> None:
         assert run.returncode == 0, run.stderr
         answers = [line for line in run.stdout.splitlines() if line.startswith('{"')]
         assert answers and all("error" not in json.loads(answer) for answer in answers), run.stdout
-    assert "chunks" in answers[-1]  # the key opened retrieveLabContext
+        last_answers.append(answers[-1])
+    assert "chunks" in last_answers[1]  # the key opened retrieveLabContext
+    assert json.loads(last_answers[2])["choices"][0]["message"]["content"].startswith("No.")  # the spring question

@@ -152,8 +152,12 @@ def test_a_chip_then_a_zip_code_gives_a_diagnosis_and_a_bookable_pro(open_widget
     book = pro.locator("a.gdr-book").get_attribute("href") or ""
     assert book.startswith("https://") and book.endswith("/book")
     assert widget.page.locator(".gdr-offer").count() >= 1  # the partner's current offers
-    routed = [body for tool, body in widget.sent if tool == "routeByZip"]
-    assert routed == [{"zipOrLocation": "84770", "leadHeat": "hot", "issue": "banging_noise"}]
+    assert pro.locator(".gdr-partner-urgent").is_visible()  # a hot lead: the diagnosis said the door is unsafe
+    # One journey call a step: the place goes with the words, and the service takes the heat from the diagnosis.
+    assert widget.sent == [
+        ("homeownerAnswer", {"description": "loud bang"}),
+        ("homeownerAnswer", {"description": "loud bang", "place": "84770"}),
+    ]
     assert all("challengeToken" not in body for _, body in widget.sent)  # the challenge is off here
     # One global for pages that add the element later, and the cards' own name stays off the host's window.
     assert widget.page.evaluate("[typeof GarageDoors.mount, typeof window.GarageResults]") == ["function", "undefined"]
@@ -169,7 +173,11 @@ def test_free_text_and_a_city(open_widget: Any) -> None:
     assert card.locator(".gdr-title").evaluate("node => node === node.getRootNode().activeElement")
     pro = widget.find_pro("Salt Lake City, UT")
     assert "Call (801)" in pro.inner_text()
-    assert [body["leadHeat"] for tool, body in widget.sent if tool == "routeByZip"] == ["warm"]
+    assert pro.locator(".gdr-partner-urgent").count() == 0  # warm: nothing unsafe was said
+    assert [body.get("place") for tool, body in widget.sent if tool == "homeownerAnswer"] == [
+        None,
+        "Salt Lake City, UT",
+    ]
 
 
 def test_words_that_match_nothing_get_the_hint(open_widget: Any) -> None:
@@ -190,7 +198,7 @@ def test_the_contractors_own_partner_id_is_preferred_and_its_offers_show(open_wi
     pro.wait_for()
     assert "Dixie Door & Spring" in pro.inner_text()
     assert "$40 off a full tune-up" in pro.inner_text()
-    [routed] = [body for tool, body in widget.sent if tool == "routeByZip"]
+    [routed] = [body for tool, body in widget.sent if "place" in body]
     assert routed["preferredPartnerId"] == "dixie-door-and-spring"
 
 
@@ -250,7 +258,7 @@ def test_refusals_read_as_plain_words(open_widget: Any, live_server: LiveServer,
         }
         route.fulfill(status=answer["status"], headers=headers, body=json.dumps(body))
 
-    widget.page.route(f"{live_server.url}/api/v1/diagnose", refuse)
+    widget.page.route(f"{live_server.url}/api/v1/homeownerAnswer", refuse)
     widget.page.get_by_role("button", name="loud bang", exact=True).click()
     message = widget.page.locator(".gdr-message-error")
     message.wait_for()

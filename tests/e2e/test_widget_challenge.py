@@ -99,8 +99,8 @@ def test_every_call_carries_a_fresh_token(widget: Widget, site: HostSite, siteve
     widget.chip("loud bang")
     widget.find_pro("84770")
     tokens = [body.get("challengeToken") for _, body in widget.sent]
-    assert [tool for tool, _ in widget.sent] == ["diagnose", "routeByZip", "getActivePromotions"]
-    assert all(tokens) and len(set(tokens)) == 3
+    assert [tool for tool, _ in widget.sent] == ["homeownerAnswer", "homeownerAnswer"]
+    assert all(tokens) and len(set(tokens)) == 2
     assert [sent.response for sent in siteverify.requests] == tokens
     assert widget.page.evaluate("window.standInRenders") == [SITE_KEY]
     assert "Stand-in challenge" in widget.page.locator("[data-garage-doors]").inner_text()  # shown via the slot
@@ -120,7 +120,7 @@ def test_a_spent_token_is_replaced_once(
     site.first_tokens = [spent]  # the stand-in hands the spent token out first
     open_page(widget, site)
     widget.chip("won't open")
-    diagnose_tokens = [body["challengeToken"] for tool, body in widget.sent if tool == "diagnose"]
+    diagnose_tokens = [body["challengeToken"] for tool, body in widget.sent if tool == "homeownerAnswer"]
     assert diagnose_tokens[0] == spent and len(diagnose_tokens) == 2 and diagnose_tokens[1] != spent
     widget.problems.clear()  # Chromium logs the refused (403) first attempt
 

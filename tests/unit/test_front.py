@@ -83,7 +83,7 @@ def test_an_unexpected_failure_is_an_envelope_and_a_log_line(caplog: pytest.LogC
     assert response.status_code == 500
     assert response.json()["error"]["code"] == "internal_error"
     assert "boom" not in response.text
-    assert any("unhandled error on POST /api/v1/diagnose" in r.getMessage() for r in caplog.records)
+    assert any("POST /api/v1/diagnose failed (incident" in r.getMessage() for r in caplog.records)
 
 
 def test_a_trailing_slash_redirect_never_carries_the_host_a_client_sent(tmp_path: Path) -> None:

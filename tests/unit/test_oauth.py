@@ -3,25 +3,28 @@ every lifetime (the pending request, the code, the access and the refresh token)
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 from mcp.server.auth.provider import AuthorizationParams, TokenError
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 from pydantic import AnyUrl
-from sqlalchemy import inspect
+from sqlalchemy import inspect, select
 
 from garage_tools.access.keys import KeyCache
 from garage_tools.access.oauth import (
     ACCESS_LIFETIME,
     CODE_LIFETIME,
     PENDING_LIFETIME,
+    REFRESH_GRACE,
     REFRESH_LIFETIME,
     OAuthService,
     redirect_uri_problem,
     same_resource,
 )
 from garage_tools.store.database import Database
+from garage_tools.store.models import OAuthToken
 from garage_tools.store.oauth import OAuthRepository
 from tests.databases import migrate_to, throwaway_url
 from tests.fakes.clock import FakeClock
@@ -87,7 +90,7 @@ async def test_tokens_live_their_lifetimes_and_refresh_rotates(oauth: OAuthServi
     assert (await oauth.load_refresh_token(client, rotated.refresh_token)) is None
 
 
-async def test_a_reused_refresh_token_revokes_the_family_at_once(oauth: OAuthService) -> None:
+async def test_a_reused_refresh_token_revokes_the_family_at_once(oauth: OAuthService, clock: FakeClock) -> None:
     client = await client_of(oauth)
     code = await oauth.load_authorization_code(client, await allowed_code(oauth, client))
     assert code is not None
@@ -96,6 +99,50 @@ async def test_a_reused_refresh_token_revokes_the_family_at_once(oauth: OAuthSer
     first = await oauth.load_refresh_token(client, tokens.refresh_token)
     assert first is not None
     rotated = await oauth.exchange_refresh_token(client, first, ["pro"])
+    clock.advance(REFRESH_GRACE.total_seconds() + 1)
+    assert (await oauth.load_refresh_token(client, tokens.refresh_token)) is None  # used, past the grace window
+    assert (await oauth.verify(rotated.access_token)) is None  # revoked in this process: at once
+    assert await oauth.connected(EMAIL) == []
+
+
+async def test_a_refresh_retried_within_the_grace_window_gets_the_same_tokens(
+    oauth: OAuthService, clock: FakeClock, database: Database
+) -> None:
+    client = await client_of(oauth)
+    code = await oauth.load_authorization_code(client, await allowed_code(oauth, client))
+    assert code is not None
+    tokens = await oauth.exchange_authorization_code(client, code)
+    assert tokens.refresh_token
+    first = await oauth.load_refresh_token(client, tokens.refresh_token)
+    assert first is not None
+    # Two exchanges of one token at once (a client that retried on a timeout): both get the one new pair.
+    one, two = await asyncio.gather(*(oauth.exchange_refresh_token(client, first, ["pro"]) for _ in range(2)))
+    assert (one.access_token, one.refresh_token) == (two.access_token, two.refresh_token)
+    clock.advance(REFRESH_GRACE.total_seconds() - 1)
+    again = await oauth.load_refresh_token(client, tokens.refresh_token)
+    assert again is not None
+    retried = await oauth.exchange_refresh_token(client, again, ["pro"])
+    assert (retried.access_token, retried.refresh_token) == (one.access_token, one.refresh_token)
+    assert retried.expires_in is not None and one.expires_in is not None and retried.expires_in < one.expires_in
+    assert (await oauth.verify(one.access_token)) is not None and len(await oauth.connected(EMAIL)) == 1
+    async with database.session() as session:  # what the store keeps opens with the spent token only
+        kept = [row for row in (await session.scalars(select(OAuthToken.successor))).all() if row]
+    assert len(kept) == 1 and one.access_token.encode() not in kept[0] and one.refresh_token.encode() not in kept[0]
+    clock.advance(2)
+    assert (await oauth.load_refresh_token(client, tokens.refresh_token)) is None  # past the window: revoked
+    assert (await oauth.verify(one.access_token)) is None
+
+
+async def test_a_lost_race_past_the_grace_window_revokes(oauth: OAuthService, clock: FakeClock) -> None:
+    client = await client_of(oauth)
+    code = await oauth.load_authorization_code(client, await allowed_code(oauth, client))
+    assert code is not None
+    tokens = await oauth.exchange_authorization_code(client, code)
+    assert tokens.refresh_token
+    first = await oauth.load_refresh_token(client, tokens.refresh_token)
+    assert first is not None
+    rotated = await oauth.exchange_refresh_token(client, first, ["pro"])
+    clock.advance(REFRESH_GRACE.total_seconds() + 1)
     with pytest.raises(TokenError):  # a second exchange of the same token (a race lost) is refused too
         await oauth.exchange_refresh_token(client, first, ["pro"])
     assert (await oauth.verify(rotated.access_token)) is None  # revoked in this process: at once

@@ -44,7 +44,7 @@ def test_each_bad_field_is_named_in_plain_words() -> None:
     assert problems == {
         "title": "Give the offer a title of 1 to 120 characters.",
         "discount_value": "Enter a discount above 0 and at most 100.",
-        "valid_from": "Enter a date such as 2026-12-31.",
+        "valid_from": "Enter a date such as 2026-12-31, from 2000 to 2100.",
         "issue": "Choose a problem from the list.",
     }
     backwards = read_promotion(offer(valid_until="2026-11-01"), "red-rock", "x-1", ISSUES).problems
@@ -84,3 +84,17 @@ def test_a_spreadsheet_cell_never_starts_a_formula() -> None:
         "Jo",
         "",
     ]
+
+
+def test_a_cell_that_only_looks_like_text_is_neutralised_too() -> None:
+    """Spreadsheets skip leading spaces and read full-width and small forms as the formula characters."""
+    sly = [" =1+1", "\u00a0=1+1", "\t=1", "\uff1dSUM(A1)", "\uff0b1", "\uff0d1", "\uff20x", "\ufe66x", "\u22121"]
+    assert spreadsheet_cells(sly) == [f"'{cell}" for cell in sly]
+    assert spreadsheet_cells(["Café = good", "84770", "Jo-Ann"]) == ["Café = good", "84770", "Jo-Ann"]
+
+
+def test_dates_beyond_the_years_the_store_holds_are_asked_again() -> None:
+    wanted, problems = read_lead_filter({"from": "0001-01-01", "to": "9999-12-31"})
+    assert set(problems) == {"from", "to"} and wanted.since is None and wanted.until is None
+    far = read_promotion(offer(valid_until="9999-12-31"), "red-rock", "x-1", ISSUES).problems
+    assert far == {"valid_until": "Enter a date such as 2026-12-31, from 2000 to 2100."}

@@ -13,7 +13,8 @@ from sqlalchemy import inspect, text
 
 from garage_tools.access.caller import Tier
 from garage_tools.access.credentials import authenticate
-from garage_tools.access.keys import KEY_LENGTH, PREFIX, KeyCache, KeyService, checksum, new_key, parse_key
+from garage_tools.access.keys import KEY_LENGTH, KeyCache, KeyService, checksum, new_key, parse_key
+from garage_tools.key_format import PREFIX
 from garage_tools.store.api_keys import ApiKeyRepository
 from garage_tools.store.database import Database, alembic_config
 from tests.conftest import POSTGRES_ADMIN_URL

@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from garage_tools.access.caller import Tier
-from garage_tools.access.keys import PREFIX, KeyService
+from garage_tools.access.keys import KeyService
 from garage_tools.access.oauth import ACCESS_PREFIX, RESOURCE_PATH, OAuthService
 from garage_tools.errors import InvalidHeader, InvalidKey, ServiceError, ServiceUnavailable
+from garage_tools.key_format import PREFIX
 
 
 @dataclass(frozen=True, slots=True)

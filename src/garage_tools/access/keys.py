@@ -1,6 +1,6 @@
 """API key format, issuance and verification.
 
-A key reads `svc_live_` + a 10-character public id + 43 characters of secret (32 random
+A key reads the prefix (`key_format.PREFIX`) + a 10-character public id + 43 characters of secret (32 random
 bytes, base62) + a 6-character CRC32 checksum. The prefix and checksum let secret scanners
 recognise a leaked key offline; the public id finds the stored record; only a SHA-256 of
 the whole key is stored, compared in constant time. The plaintext exists once, at creation.
@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from garage_tools.errors import ServiceUnavailable
+from garage_tools.key_format import PREFIX
 from garage_tools.store.api_keys import LAST_USED_RESOLUTION, ApiKeyRepository, KeyRecord
 
-PREFIX = "svc_live_"
 ALPHABET = string.digits + string.ascii_letters  # base62
 ID_LENGTH = 10
 SECRET_LENGTH = 43  # 62**43 > 2**256: room for 32 random bytes

@@ -7,9 +7,10 @@ the `/mcp-pro` resource (RFC 8707) with the one scope `pro`.
 
 Tokens are opaque, like API keys: `svc_at_` / `svc_rt_` and 256 random bits, only their SHA-256 stored
 (`access/tokens.py`). An access token lives an hour and is the developer's pro identity exactly as a
-`svc_live_` key is: the same gate, limits and key cache (so a revocation in another process takes effect
+API key is: the same gate, limits and key cache (so a revocation in another process takes effect
 within the key cache time). A refresh token lives 90 days and is rotated on every use; presenting a spent
-one (or a spent code) revokes the whole grant, since one of the two parties holding it is not the client.
+one (or a spent code) revokes the whole grant, since one of the two parties holding it is not the client,
+except within `REFRESH_GRACE` of its use: a client that retried after a timeout gets the same new tokens.
 
 `OAuthService` answers the SDK's `OAuthAuthorizationServerProvider` protocol, so the SDK's authorize and
 token handlers can run over it; `at(resource)` binds it to the public URL of `/mcp-pro` for one request.
@@ -17,19 +18,18 @@ token handlers can run over it; `at(resource)` binds it to the public URL of `/m
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import secrets
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from urllib.parse import urlsplit
 
+import orjson
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
     AuthorizationParams,
-    AuthorizeError,
     IdentityAssertionParams,
     RefreshToken,
     RegistrationError,
@@ -41,8 +41,19 @@ from mcp.shared.auth_utils import resource_url_from_server_url
 from pydantic import AnyUrl
 
 from garage_tools.access.keys import KeyCache
+from garage_tools.access.oauth_requests import (
+    MAX_ID,
+    AuthorizationProblem,
+    AuthorizationRequest,
+    authorization_request,
+    client_id_of,
+    redirect_uri_problem,
+    registration_problem,
+)
 from garage_tools.access.tokens import new_secret, secret_hash
-from garage_tools.store.oauth import ACCESS, CODE, REFRESH, GrantRecord, NewToken, OAuthRepository
+from garage_tools.inputs import shown
+from garage_tools.sealing import seal, unseal
+from garage_tools.store.oauth import ACCESS, CODE, REFRESH, GrantRecord, NewToken, OAuthRepository, TokenRecord
 from garage_tools.store.portal import Clock, utc_now
 
 log = logging.getLogger(__name__)
@@ -58,9 +69,11 @@ REFRESH_LIFETIME = timedelta(days=90)
 CODE_LIFETIME = timedelta(minutes=5)
 #: How long an authorization waits for the person: long enough to sign in by an e-mailed link (15 minutes).
 PENDING_LIFETIME = timedelta(minutes=30)
+#: How long a rotated refresh token, presented again, gets the same new tokens rather than revoking the grant:
+#: long enough for a client that retries after a timeout, too short to be of use to a thief who is not fast.
+REFRESH_GRACE = timedelta(seconds=10)
 MAX_REDIRECT_URIS = 10
 MAX_CLIENT_NAME = 200
-MAX_ID = 64  # longer than any id or token we make: refused before it reaches the store
 _TOKEN_LENGTH = len(ACCESS_PREFIX) + len(new_secret())
 
 
@@ -79,33 +92,6 @@ def same_resource(given: str, expected: str) -> bool:
     return resource_url_from_server_url(given).rstrip("/") == resource_url_from_server_url(expected).rstrip("/")
 
 
-def redirect_uri_problem(uri: str) -> str | None:
-    """Why `uri` cannot be a redirect URI here, or None: https anywhere, or http on this machine only (native
-    apps listen on loopback, RFC 8252); never a fragment."""
-    try:
-        parts = urlsplit(uri)
-        host = parts.hostname or ""
-    except ValueError:
-        return f"{uri!r} is not a URL."
-    if parts.fragment or "#" in uri:
-        return f"{uri} has a fragment; redirect URIs may not."
-    if parts.scheme == "https" and host:
-        return None
-    if parts.scheme == "http" and is_loopback(host):
-        return None
-    return f"{uri} is neither https nor http on a loopback address (127.0.0.1, [::1] or localhost)."
-
-
-def is_loopback(host: str) -> bool:
-    """`localhost` or a loopback address: where a native app listens for its redirect."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 @dataclass(frozen=True, slots=True)
 class AccessGrant:
     """What an access token proves, as cached by token hash: the grant (`id`), whose it is and until when."""
@@ -122,6 +108,7 @@ class GrantCode(AuthorizationCode):
 
 class GrantRefreshToken(RefreshToken):
     grant_id: str
+    successor: bytes | None = None  # set when this is a retry within the grace window: what it gave before
 
 
 class OAuthService:
@@ -157,11 +144,13 @@ class OAuthService:
         for uri in uris:
             if (problem := redirect_uri_problem(uri)) is not None:
                 raise RegistrationError("invalid_redirect_uri", problem)
+        if (problem := registration_problem(metadata.model_dump(mode="json", exclude_none=True))) is not None:
+            raise RegistrationError("invalid_client_metadata", problem)
         if "authorization_code" not in metadata.grant_types or "code" not in metadata.response_types:
             raise RegistrationError("invalid_client_metadata", "This server offers the authorization code grant only.")
         if metadata.scope is not None and set(metadata.scope.split()) - {SCOPE}:
             raise RegistrationError("invalid_client_metadata", f"The one scope offered is {SCOPE!r}.")
-        name = (metadata.client_name or "").strip()[:MAX_CLIENT_NAME] or "An unnamed application"
+        name = shown(metadata.client_name or "", MAX_CLIENT_NAME) or "An unnamed application"
         information = OAuthClientInformationFull.model_validate(
             {
                 **metadata.model_dump(exclude_none=True),
@@ -189,10 +178,21 @@ class OAuthService:
 
     # -- the person's decision ----------------------------------------------------------------------
 
+    async def authorization_request(self, query: Mapping[str, str]) -> AuthorizationRequest:
+        """An `/authorize` request checked in full (`access/oauth_requests.py`), or `AuthorizationProblem`."""
+        client_id = client_id_of(query)
+        client = await self.get_client(client_id)
+        if client is None:
+            raise AuthorizationProblem("invalid_request", f"no app is registered here as {client_id!r}")
+        request = authorization_request(query, client, SCOPE)
+        resource = request.params.resource
+        if resource is not None and not same_resource(resource, self.resource):
+            raise AuthorizationProblem("invalid_target", f"this server issues tokens for {self.resource} only")
+        return request
+
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
-        """Hold the request for the person's decision; the consent page's path (where the SDK redirects)."""
-        if params.resource is not None and not same_resource(params.resource, self.resource):
-            raise AuthorizeError("invalid_target", f"This server issues tokens for {self.resource} only.")
+        """Hold the request for the person's decision; the consent page's path (where `/authorize` redirects).
+        Requests nobody answered are purged as new ones come (at most once a minute per process)."""
         now = self.clock()
         grant = GrantRecord(
             id=secrets.token_urlsafe(16),
@@ -283,12 +283,16 @@ class OAuthService:
         record = await self.repository.token(secret_hash(refresh_token), REFRESH)
         if record is None or record.grant.client_id != client.client_id:
             return None
+        successor = None
         if record.used_at is not None:
-            await self._replayed(record.grant.id, "refresh token")
-            return None
+            if not self._in_grace(record):
+                await self._replayed(record.grant.id, "refresh token")
+                return None
+            successor = record.successor
         if not record.grant.live or record.expires_at <= self.clock():
             return None
         return GrantRefreshToken(
+            successor=successor,
             token=refresh_token,
             client_id=record.grant.client_id,
             scopes=record.grant.scope.split(),
@@ -301,24 +305,52 @@ class OAuthService:
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: GrantRefreshToken, scopes: list[str]
     ) -> OAuthToken:
+        if refresh_token.successor is not None:  # a retry within the grace window: what the first use gave
+            return await self._given_before(refresh_token.token, refresh_token.successor, refresh_token.grant_id)
         return await self._rotate(refresh_token.token, refresh_token.grant_id, "refresh token")
 
     async def _rotate(self, spent: str, grant_id: str, what: str) -> OAuthToken:
-        """Spend a code or refresh token and issue a fresh access and refresh token in its place."""
+        """Spend a code or refresh token and issue a fresh access and refresh token in its place.
+
+        A refresh token keeps the new pair sealed under itself (`sealing.seal`: the store holds its hash
+        only, so nobody who reads the store can open it), for a retry within `REFRESH_GRACE`."""
         access, refresh = ACCESS_PREFIX + new_secret(), REFRESH_PREFIX + new_secret()
         issued = [
             NewToken(secret_hash(access), ACCESS, ACCESS_LIFETIME),
             NewToken(secret_hash(refresh), REFRESH, REFRESH_LIFETIME),
         ]
-        if not await self.repository.exchange(secret_hash(spent), grant_id, issued):
-            await self._replayed(grant_id, what)  # a concurrent use of the same one won
-            raise TokenError("invalid_grant", f"The {what} was already used.")
-        return OAuthToken(
+        answer = OAuthToken(
             access_token=access,
             expires_in=int(ACCESS_LIFETIME.total_seconds()),
             scope=SCOPE,
             refresh_token=refresh,
         )
+        successor = None
+        if spent.startswith(REFRESH_PREFIX):
+            kept = {"answer": answer.model_dump(mode="json"), "at": self.clock().timestamp()}
+            successor = seal(spent, orjson.dumps(kept).decode())
+        if not await self.repository.exchange(secret_hash(spent), grant_id, issued, successor):
+            record = await self.repository.token(secret_hash(spent), REFRESH) if successor else None
+            if record is not None and record.successor is not None and self._in_grace(record):
+                return await self._given_before(spent, record.successor, grant_id)  # a concurrent retry won
+            await self._replayed(grant_id, what)  # a concurrent use of the same one won
+            raise TokenError("invalid_grant", f"The {what} was already used.")
+        return answer
+
+    def _in_grace(self, record: TokenRecord) -> bool:
+        return record.used_at is not None and self.clock() - record.used_at <= REFRESH_GRACE
+
+    async def _given_before(self, spent: str, successor: bytes, grant_id: str) -> OAuthToken:
+        """The tokens a refresh token was exchanged for, opened with the token itself; revoked if they cannot be."""
+        opened = unseal(spent, successor)
+        if opened is None:
+            await self._replayed(grant_id, "refresh token")
+            raise TokenError("invalid_grant", "The refresh token was already used.")
+        kept = orjson.loads(opened)
+        answer = OAuthToken.model_validate(kept["answer"])
+        age = int(self.clock().timestamp() - float(kept["at"]))
+        log.info("oauth: a refresh of grant %s was retried within the grace window: the same tokens again", grant_id)
+        return answer.model_copy(update={"expires_in": max(1, int(ACCESS_LIFETIME.total_seconds()) - age)})
 
     async def _replayed(self, grant_id: str, what: str) -> None:
         log.warning("oauth: a spent %s of grant %s was presented again: the grant is revoked", what, grant_id)

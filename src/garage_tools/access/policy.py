@@ -22,6 +22,8 @@ from garage_tools.access.origins import OriginPolicy, origin_of
 from garage_tools.access.ratelimit import Decision, Policy, RateLimiter
 from garage_tools.errors import InvalidKey, RateLimited
 from garage_tools.headers import RequestHeaders
+from garage_tools.inputs import check_body
+from garage_tools.key_format import EXAMPLE
 
 _TIER_NAMES = {tier: tier.value for tier in Tier}  # enum attribute access is slow on the hot path
 
@@ -65,7 +67,7 @@ class Access:
         if credentials.only_on is not None and f"/{surface}" != credentials.only_on:
             message = (
                 f"This access token was issued for {credentials.only_on} only (the OAuth resource it names). "
-                "Elsewhere, send an API key: 'Authorization: Bearer svc_live_…'."
+                f"Elsewhere, send an API key: 'Authorization: Bearer {EXAMPLE}'."
             )
             credentials = Credentials(tier=Tier.PUBLIC, error=InvalidKey(message))
         return Caller(
@@ -105,14 +107,17 @@ class Access:
         return credentials
 
     async def read_body(self, receive: Receive, headers: RequestHeaders, limit: int) -> bytes:
-        """The request body, refused over `limit` bytes or slower than the body timeout (`access/body.py`)."""
-        return await read_body(
+        """The request body, refused over `limit` bytes or slower than the body timeout (`access/body.py`),
+        or holding a character the service cannot keep (`inputs.py`)."""
+        body = await read_body(
             receive,
             declared_length=headers.content_length,
             limit=limit,
             seconds=self.body_timeout,
             deadlines=self.body_deadlines,
         )
+        check_body(body, headers.content_type)
+        return body
 
     async def rate_limit(self, caller: Caller, policies: Sequence[Policy]) -> Decision:
         return await self.limiter.check(caller.partition, policies)

@@ -40,6 +40,10 @@ log = logging.getLogger(__name__)
 REDIS_RETRY_SECONDS = 5.0
 
 
+#: How a caller gets more than the public tier's limits (said in a 429 where it is true).
+KEY_ADVICE = "an API key raises the limits (see /developers)."
+
+
 @dataclass(frozen=True, slots=True)
 class Window:
     name: str
@@ -160,14 +164,12 @@ class Decision:
         )
         return [(b"ratelimit-policy", self.policy_header.encode()), (b"ratelimit", state.encode())]
 
-    def error(self) -> RateLimited:
+    def error(self, per: str = "this tier", advice: str | None = KEY_ADVICE) -> RateLimited:
+        """The 429 for this decision; `per` names what is counted, `advice` how to get more (None: no way)."""
         exhausted = [s for s in self.states if s.remaining <= 0]
         names = ", ".join(s.window.describe() for s in exhausted)
-        return RateLimited(
-            f"Rate limit reached ({names} for this tier). Retry after {self.retry_after} seconds; "
-            "an API key raises the limits (see /developers).",
-            headers=self.header_fields(),
-        )
+        wait = f"Rate limit reached ({names} for {per}). Retry after {self.retry_after} seconds"
+        return RateLimited(f"{wait}; {advice}" if advice else f"{wait}.", headers=self.header_fields())
 
 
 #: One window to count in: (counter key, limit, window seconds).

@@ -1,5 +1,5 @@
 """The `garage-tools` command: serve, call a tool, and the operator's hands on keys, connected apps, the database, mail,
-the partner directory, the data files and the labs.
+the partner directory, the data files, the labs and the generated docs.
 
 One module per command group, and each imports what it uses inside its commands: listing the commands
 (`--help`) loads click and these small modules only, and a command loads what it needs, nothing more (only
@@ -21,6 +21,7 @@ COMMANDS = {
     "call": "call",
     "data": "data",
     "db": "db",
+    "docs": "docs",
     "keys": "keys",
     "knowledge": "knowledge",
     "labs": "labs",

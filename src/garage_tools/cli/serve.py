@@ -71,7 +71,7 @@ def serve(host: str | None, port: int | None, workers: int | None) -> None:
             port=settings.port,
             workers=settings.workers,
             timeout_worker_healthcheck=WORKER_HEALTH_CHECK_SECONDS,
-            log_level=settings.log_level,
+            log_level=None,  # set by `log_config`, which keeps a worker's death at WARNING whatever the level
             log_config=logging_config,
             # uvicorn builds each access line before the logger's level drops it: skip it when it would be dropped.
             access_log=settings.log_level in ("trace", "debug", "info"),

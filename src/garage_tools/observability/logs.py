@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import re
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -21,6 +22,7 @@ from garage_tools.observability.request_id import current_request_id
 
 LogFormat = Literal["text", "json"]
 _ACCESS_FIELDS = ("client", "method", "path", "http_version", "status")
+_DIED = re.compile(r"Child process \[\d+\] died")
 
 
 class RequestIdFilter(logging.Filter):
@@ -42,7 +44,8 @@ class JsonFormatter(logging.Formatter):
         }
         args = record.args
         if record.name == "uvicorn.access" and isinstance(args, tuple) and len(args) == len(_ACCESS_FIELDS):
-            entry["message"] = f"{args[1]} {args[2]} {args[4]}"  # method, path, status
+            # method, path without its query (which the `path` field holds: written once), status
+            entry["message"] = f"{args[1]} {str(args[2]).split('?', 1)[0]} {args[4]}"
             entry.update(zip(_ACCESS_FIELDS, args, strict=True))
         else:
             entry["message"] = record.getMessage()
@@ -57,6 +60,20 @@ class JsonFormatter(logging.Formatter):
         if record.stack_info:
             entry["stack"] = record.stack_info
         return orjson.dumps(entry, default=str).decode()
+
+
+class WorkerDeaths(logging.Filter):
+    """On uvicorn's own logger: a worker that died is a WARNING (uvicorn says it at INFO, under most operators'
+    level), and everything else is kept to `level`, which uvicorn would otherwise set on the logger itself."""
+
+    def __init__(self, level: int = logging.INFO) -> None:
+        super().__init__()
+        self.level = level
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING and _DIED.match(record.getMessage()):
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return record.levelno >= self.level
 
 
 class _RequestIdSuffix(logging.Formatter):
@@ -80,13 +97,22 @@ def log_config(level: str, log_format: LogFormat) -> dict[str, Any]:
     Everything else that logs (libraries) goes to the same handler from WARNING up, so a JSON stream
     holds nothing but JSON.
     """
-    from uvicorn.config import LOGGING_CONFIG
+    from uvicorn.config import LOG_LEVELS, LOGGING_CONFIG
 
     config = copy.deepcopy(LOGGING_CONFIG)
+    number = LOG_LEVELS[level.lower()]
     config["filters"] = {
         "request_id": {"()": "garage_tools.observability.logs.RequestIdFilter"},
         "redact": {"()": "garage_tools.observability.redaction.RedactSecrets"},
+        "worker_deaths": {"()": "garage_tools.observability.logs.WorkerDeaths", "level": number},
     }
+    # The levels of uvicorn's loggers are set here, not by uvicorn (`serve` passes it no log level), so that
+    # its INFO line about a dead worker reaches `WorkerDeaths` to be raised to WARNING.
+    loggers = config["loggers"]
+    loggers["uvicorn"]["level"] = number
+    loggers["uvicorn.error"] = {"level": min(number, logging.INFO), "filters": ["worker_deaths"]}
+    loggers["uvicorn.access"]["level"] = number
+    loggers["uvicorn.asgi"] = {"level": number}
     for handler in config["handlers"].values():
         handler["filters"] = ["request_id", "redact"]
     formatters = config["formatters"]

@@ -4,6 +4,8 @@ Two filters: `RedactSecretPaths` on uvicorn's access logger cuts paths that carr
 sign-in token, a report's only key); `RedactSecrets`, on the handlers `serve` configures, masks
 what must never be written anywhere: API keys, bearer tokens, challenge and sign-in tokens,
 passwords and e-mail addresses, whether they sit in a message, in its arguments or in a traceback.
+It also cuts the access line's path and query to `MAX_LOGGED` characters (after masking, so a cut
+never leaves half a secret readable).
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ import logging
 import re
 from typing import Literal
 
+from garage_tools.key_format import PREFIX
+
 REDACTED = "[redacted]"
+MAX_LOGGED = 512  # of a path and query in the access line
 EMAIL_MASK = "[email]"
 _secret_path_prefixes: set[str] = set()
-_KEY = re.compile(r"(svc_live_)[A-Za-z0-9]+")
+_KEY = re.compile(f"({re.escape(PREFIX)})[A-Za-z0-9]+")
 # `name: value`, `name=value`, `"name": "value"`, with a Bearer/Basic scheme kept in the masked part.
 _NAMED = re.compile(
     r"((?:challenge_?token|token|secret|password|passwd|api_?key|authorization|csrf)[\"']?\s*[:=]\s*[\"']?)"
@@ -47,7 +52,7 @@ def redact(text: str) -> str:
     if any(name in lowered for name in _NAMES):
         text = _NAMED.sub(rf"\1{REDACTED}", text)
         text = _BEARER.sub(rf"\1{REDACTED}", text)
-    if "svc_live_" in text:
+    if PREFIX in text:
         text = _KEY.sub(rf"\1{REDACTED}", text)
     if "@" in text or "%40" in text:
         text = _ADDRESS_OR_URL_LOGIN.sub(_mask_address, text)
@@ -55,6 +60,12 @@ def redact(text: str) -> str:
         if prefix in text:
             text = re.sub(re.escape(prefix) + r"[^\s\"'?#]+", prefix + "…", text)
     return text
+
+
+def cut(text: str, limit: int = MAX_LOGGED) -> str:
+    """`text` at most `limit` characters and a note of how many more there were: a client chooses the length of
+    its path and query, and would otherwise choose how much log each request writes."""
+    return text if len(text) <= limit else f"{text[:limit]}…[{len(text) - limit} more]"
 
 
 def _mask_address(match: re.Match[str]) -> str:
@@ -74,7 +85,7 @@ class RedactSecrets(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> Literal[True]:
         if record.name == "uvicorn.access" and isinstance(record.args, tuple):
-            record.args = tuple(redact(arg) if isinstance(arg, str) else arg for arg in record.args)
+            record.args = tuple(cut(redact(arg)) if isinstance(arg, str) else arg for arg in record.args)
         elif record.args:
             try:
                 message = record.getMessage()

@@ -332,7 +332,9 @@ class OAuthGrant(Base):
 class OAuthToken(Base):
     """An authorization code, access token or refresh token of a grant; only its SHA-256 is stored.
 
-    `used_at` marks a spent code or a rotated refresh token: presenting one again revokes the grant.
+    `used_at` marks a spent code or a rotated refresh token: presenting one again revokes the grant, unless
+    a rotated refresh token comes back within the grace window: `successor` holds the tokens that replaced
+    it, sealed under the spent token itself (which the store never holds), so only its holder can read them.
     """
 
     __tablename__ = "oauth_tokens"
@@ -343,6 +345,7 @@ class OAuthToken(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    successor: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
 
 
 class ServiceRequest(Base):

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from garage_tools.inputs import shown
 from garage_tools.store.database import Database
 from garage_tools.store.models import OAuthClient, OAuthGrant, OAuthToken
 from garage_tools.store.portal import Clock, utc_now
@@ -73,6 +74,7 @@ class TokenRecord:
     grant: GrantRecord
     expires_at: datetime
     used_at: datetime | None
+    successor: bytes | None = None  # a rotated refresh token's replacements, sealed under it
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,14 +99,19 @@ def _grant(row: OAuthGrant, client_name: str = "") -> GrantRecord:
         expires_at=_aware(row.expires_at),
         allowed_at=_aware(row.allowed_at) if row.allowed_at else None,
         revoked_at=_aware(row.revoked_at) if row.revoked_at else None,
-        client_name=client_name,
+        client_name=shown(client_name),
     )
+
+
+#: How often a process sweeps away requests nobody answered, as new ones come (`data purge` does it too).
+SWEEP_EVERY = timedelta(minutes=1)
 
 
 class OAuthRepository:
     def __init__(self, database: Database, clock: Clock = utc_now) -> None:
         self._db = database
         self.clock = clock
+        self._swept_at: datetime | None = None
 
     async def add_client(self, client_id: str, name: str, redirect_uris: list[str], document: dict[str, Any]) -> None:
         async with self._db.session() as session, session.begin():
@@ -117,11 +124,21 @@ class OAuthRepository:
     async def client(self, client_id: str) -> ClientRecord | None:
         async with self._db.session() as session:
             row = await session.get(OAuthClient, client_id)
-            return ClientRecord(row.id, row.name, list(row.redirect_uris), dict(row.document)) if row else None
+            return ClientRecord(row.id, shown(row.name), list(row.redirect_uris), dict(row.document)) if row else None
 
     async def add_grant(self, grant: GrantRecord) -> None:
-        """Store a pending authorization request (allowed_at and revoked_at are not taken from `grant`)."""
+        """Store a pending authorization request (allowed_at and revoked_at are not taken from `grant`); first,
+        once every `SWEEP_EVERY`, delete the requests that expired unanswered (or denied), which hold no token."""
+        now = self.clock()
+        sweep = self._swept_at is None or now - self._swept_at >= SWEEP_EVERY
         async with self._db.session() as session, session.begin():
+            if sweep:
+                self._swept_at = now
+                await session.execute(
+                    delete(OAuthGrant)
+                    .where(OAuthGrant.allowed_at.is_(None), OAuthGrant.expires_at <= now)
+                    .execution_options(synchronize_session=False)
+                )
             session.add(
                 OAuthGrant(
                     id=grant.id,
@@ -190,27 +207,36 @@ class OAuthRepository:
                 grant=_grant(grant),
                 expires_at=_aware(token.expires_at),
                 used_at=_aware(token.used_at) if token.used_at else None,
+                successor=token.successor,
             )
 
-    async def exchange(self, spent_hash: str, grant_id: str, issued: Sequence[NewToken]) -> bool:
-        """Spend a code or refresh token and store what replaces it, in one transaction; False when it was
-        already spent (a concurrent use won) or its grant is no longer live."""
+    async def exchange(
+        self, spent_hash: str, grant_id: str, issued: Sequence[NewToken], successor: bytes | None = None
+    ) -> bool:
+        """Spend a code or refresh token (keeping `successor` on it) and store what replaces it, in one
+        transaction; False when it was already spent (a concurrent use won) or its grant is no longer live."""
         now = self.clock()
         try:
             async with self._db.session() as session, session.begin():
-                await self._spend_and_issue(session, spent_hash, grant_id, issued, now)
+                await self._spend_and_issue(session, spent_hash, grant_id, issued, now, successor)
         except _Lost:
             return False
         return True
 
     async def _spend_and_issue(
-        self, session: AsyncSession, spent_hash: str, grant_id: str, issued: Sequence[NewToken], now: datetime
+        self,
+        session: AsyncSession,
+        spent_hash: str,
+        grant_id: str,
+        issued: Sequence[NewToken],
+        now: datetime,
+        successor: bytes | None,
     ) -> None:
         """The body of `exchange`; raises `_Lost` (rolling the transaction back) when the token was spent."""
         spent = await session.execute(
             update(OAuthToken)
             .where(OAuthToken.token_hash == spent_hash, OAuthToken.used_at.is_(None))
-            .values(used_at=now)
+            .values(used_at=now, successor=successor)
             .execution_options(synchronize_session=False)
         )
         live = await session.scalar(

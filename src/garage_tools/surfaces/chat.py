@@ -7,7 +7,7 @@ chunks ending in `data: [DONE]`), with its sources both in the text and as a `so
 
 Admission is the REST gate's, for the `ask` tool: the same tiers and limits, the browser challenge
 (`challengeToken` in the body), one count per call. OpenAI's SDKs refuse to start without an API key, so
-`Authorization: Bearer anonymous` is the public tier here; a `svc_live_` key is the pro tier.
+`Authorization: Bearer anonymous` is the public tier here; an API key is the pro tier.
 
 Errors keep the service's envelope (`code`, `message`, `status`) and add the two fields OpenAI's clients
 read (`type`, `param`), so the same body is both: `{"error": {"message", "type", "param", "code", "status"}}`.

@@ -17,11 +17,13 @@ from starlette.types import Scope
 
 from garage_tools import __version__
 from garage_tools.errors import ServiceUnavailable
+from garage_tools.key_format import PREFIX
 from garage_tools.registry import AuthPolicy, Registry
 from garage_tools.services import Services
 from garage_tools.store.database import RETRY_AFTER
 from garage_tools.surfaces.openapi import openapi_document
 from garage_tools.surfaces.responses import error_response, json_response
+from garage_tools.surfaces.tool_docs import every_tool
 
 API_REFERENCE = "/developers/api"
 
@@ -55,14 +57,14 @@ def llms_txt(registry: Registry, base: str) -> str:
     lines = [
         "# Garage Door Tools",
         "",
-        "> Tools about residential garage doors for homeowners and the agents helping them: diagnose a symptom,",
-        "> estimate a repair cost, browse door styles. REST and MCP, same tools, same answers.",
+        "> Tools about residential garage doors for homeowners and the agents helping them. REST and MCP, same",
+        "> tools, same answers: " + every_tool(registry),
         "",
         f"- REST: POST {base}/api/v1/<tool> with a JSON object body; the response is the tool's value.",
         '- Errors: {"error": {"code", "message", "status"}} on every surface.',
         f"- OpenAPI 3.1: {base}/openapi.json",
         f"- MCP (streamable HTTP, no key): {base}/mcp",
-        f"- MCP pro tier (Authorization: Bearer svc_live_..., or OAuth 2.1 per the MCP spec): {base}/mcp-pro",
+        f"- MCP pro tier (Authorization: Bearer {PREFIX}..., or OAuth 2.1 per the MCP spec): {base}/mcp-pro",
         "- MCP on both tiers: tools, prompts (with completions), the labs as lab:// resources, and views for",
         "  hosts that render MCP Apps.",
         f"- MCP server card: {base}/.well-known/mcp/server-card.json; MCP Registry entry: {base}/server.json",

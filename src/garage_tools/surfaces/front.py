@@ -24,8 +24,9 @@ from starlette.applications import Starlette
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from garage_tools.errors import HostNotAllowed, InternalError
+from garage_tools.errors import HostNotAllowed, InternalError, InvalidText, incident
 from garage_tools.headers import RequestHeaders
+from garage_tools.inputs import check_query, check_text
 from garage_tools.surfaces.responses import send_error
 
 log = logging.getLogger("garage_tools.app")
@@ -33,10 +34,42 @@ log = logging.getLogger("garage_tools.app")
 REST_PREFIX = "/api/v1/"
 
 
-def unexpected_error(method: str, path: str, exc: BaseException) -> InternalError:
-    """Log a failure no handler expected, with its traceback; what the caller sees instead (no details)."""
-    log.error("unhandled error on %s %s", method, path, exc_info=exc)
-    return InternalError("An unexpected error occurred; it has been logged. Please try again later.")
+def unexpected_error(method: str, path: str) -> InternalError:
+    """Log the failure in hand, which no handler expected, once with its traceback and an incident id; what
+    the caller sees instead (the id, no details). The path is cut: it is the caller's, of any length."""
+    shown = path if len(path) <= 200 else path[:200] + "…"
+    return incident(log, f"{method} {shown}")
+
+
+class LastResort:
+    """ASGI middleware (inside `RequestIds`, so the answer carries the request id): an exception a route did
+    not expect becomes the 500 envelope with an incident id, logged once, and goes no further, so the server
+    neither logs it again nor drops the connection (the client's next keep-alive request is answered)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        await _answering_failures(self.app, scope, receive, send)
+
+
+async def _answering_failures(app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
+    started = False
+
+    async def tracking_send(message: Message) -> None:
+        nonlocal started
+        started = started or message["type"] == "http.response.start"
+        await send(message)
+
+    try:
+        await app(scope, receive, tracking_send)
+    except Exception:
+        error = unexpected_error(scope["method"], scope["path"])
+        if not started:
+            await send_error(error, send)
 
 
 class Service(Starlette):
@@ -73,6 +106,13 @@ class Service(Starlette):
             self._mcp_host_allowed = mcp_host_allowed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            try:  # the one edge every request crosses: a path or query the service cannot keep goes no further
+                check_text(scope["path"], "the path")
+                check_query(scope.get("query_string", b""))
+            except InvalidText as refused:
+                await send_error(refused, send)
+                return
         await self._entry(scope, receive, send)
 
     async def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -80,19 +120,7 @@ class Service(Starlette):
         if target is None:
             await super().__call__(scope, receive, send)
             return
-        started = False
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            started = True
-            await send(message)
-
-        try:
-            await target(scope, receive, tracking_send)
-        except Exception as exc:
-            error = unexpected_error(scope["method"], scope["path"], exc)
-            if not started:
-                await send_error(error, send)
+        await _answering_failures(target, scope, receive, send)
 
     def _tool_call_target(self, scope: Scope) -> Any:
         if scope.get("root_path"):

@@ -49,6 +49,7 @@ from garage_tools.errors import (
     UnsupportedMediaType,
 )
 from garage_tools.headers import RequestHeaders, trimmed_scope
+from garage_tools.key_format import EXAMPLE
 from garage_tools.observability.request_id import note_tool
 from garage_tools.registry import DEFAULT_MAX_BODY_BYTES, Registry, Tool
 from garage_tools.surfaces.jsonrpc import envelope_problem
@@ -212,7 +213,7 @@ class McpGate(Gate):
             caller.refuse_bad_credential()
             if caller.key_id is None:
                 raise InvalidKey(
-                    "This endpoint needs an API key (send 'Authorization: Bearer svc_live_…') or an OAuth access "
+                    f"This endpoint needs an API key (send 'Authorization: Bearer {EXAMPLE}') or an OAuth access "
                     "token (see WWW-Authenticate). Use /mcp for anonymous access."
                 )
         if headers.content_type is None or not is_json_media_type(headers.content_type):

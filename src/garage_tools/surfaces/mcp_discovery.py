@@ -25,6 +25,7 @@ from starlette.routing import Route
 from starlette.types import Scope
 
 from garage_tools import __version__
+from garage_tools.key_format import EXAMPLE
 from garage_tools.surfaces.mcp import SERVER_NAME, SERVER_TITLE
 from garage_tools.surfaces.responses import json_response
 
@@ -54,7 +55,7 @@ def _remotes(base: str, *, card: bool) -> list[dict[str, Any]]:
         "isSecret": True,
         "value": "Bearer {api_key}",
         "variables": {
-            "api_key": {"description": "An API key, svc_live_…", "isRequired": True, "isSecret": True},
+            "api_key": {"description": f"An API key, {EXAMPLE}", "isRequired": True, "isSecret": True},
         },
     }
     remotes: list[dict[str, Any]] = [

@@ -13,6 +13,7 @@ from typing import Any
 
 import mcp_types as types
 
+from garage_tools.key_format import EXAMPLE
 from garage_tools.registry import AuthPolicy, Registry, Tool
 from garage_tools.surfaces.mcp_apps import tool_meta
 
@@ -29,7 +30,7 @@ def mcp_tool(tool: Tool[Any, Any], base: str = "") -> types.Tool:
     """The MCP listing of a registry tool, with icon addresses under `base`."""
     description = tool.description
     if tool.auth is AuthPolicy.BEARER:
-        description += " Requires an API key: use /mcp-pro, or send 'Authorization: Bearer svc_live_…'."
+        description += f" Requires an API key: use /mcp-pro, or send 'Authorization: Bearer {EXAMPLE}'."
     hints = tool.annotations
     return types.Tool(
         name=tool.name,

@@ -7,8 +7,9 @@
 - `POST /register` (RFC 7591), `GET /authorize`, `POST /token`, `POST /revoke` (RFC 7009).
 
 This module only translates HTTP: the rules are `access/oauth.py`, the person's part (sign-in and consent)
-is the portal's (`web/portal/connect.py`). The SDK's authorize and token handlers run over our `OAuthService`
-(registration and revocation are ours: the SDK's assume confidential clients); bodies are read first through
+is the portal's (`web/portal/connect.py`). The SDK's token handler runs over our `OAuthService`
+(authorization, registration and revocation are ours: the SDK's redirects errors to any registered URI and
+assume confidential clients); bodies are read first through
 the access policy's bounded reader, as every body is. Errors here answer in OAuth's own shape
 (`{"error": "invalid_grant", "error_description": …}`, RFC 6749 §5.2), which OAuth clients parse; the
 service's envelope is kept for refusals before OAuth (too large, too slow, too many).
@@ -20,20 +21,19 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl
 
-import orjson
-from mcp.server.auth.handlers.authorize import AuthorizationHandler
 from mcp.server.auth.handlers.token import TokenHandler
 from mcp.server.auth.middleware.client_auth import ClientAuthenticator
 from mcp.server.auth.provider import RegistrationError
 from mcp.shared.auth import OAuthClientMetadata, OAuthMetadata, ProtectedResourceMetadata
 from pydantic import ValidationError
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from garage_tools.access.body import replay
 from garage_tools.access.client_ip import rate_limit_partition
 from garage_tools.access.oauth import RESOURCE_PATH, SCOPE, OAuthService, resource_url, same_resource
+from garage_tools.access.oauth_requests import AuthorizationProblem, parameters
 from garage_tools.access.policy import Access
 from garage_tools.access.ratelimit import Policy
 from garage_tools.errors import ServiceError
@@ -44,6 +44,10 @@ PROTECTED_RESOURCE = "/.well-known/oauth-protected-resource"
 AUTHORIZATION_SERVER = "/.well-known/oauth-authorization-server"
 MAX_BODY = 8 * 1024  # a registration or token request is a few hundred bytes
 REGISTRATIONS_PER_IP = Policy.parse("oauth-register-ip", "20/hour")
+#: A person starts an authorization now and then; a flood from one address stores nothing past this.
+AUTHORIZATIONS_PER_IP = Policy.parse("oauth-authorize-ip", "60/minute")
+#: Hosted connectors refresh for many people from few addresses: generous, but not unbounded.
+TOKENS_PER_IP = Policy.parse("oauth-token-ip", "300/minute")
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 #: A page telling a person why an authorization cannot go on (the pages live above this layer: app.py wires it).
 ProblemPage = Callable[[Request, str], Response]
@@ -105,10 +109,8 @@ class OAuthEndpoints:
 
     async def register(self, request: Request) -> Response:
         """Dynamic client registration: public clients only (PKCE, no secret); redirect URIs checked."""
-        partition = rate_limit_partition(self.access.client_ip(request.scope))
-        decision = await self.access.limiter.check(f"oauth-register:{partition}", [REGISTRATIONS_PER_IP])
-        if not decision.allowed:
-            return error_response(decision.error())
+        if (refused := await self._limited(request, "oauth-register", REGISTRATIONS_PER_IP)) is not None:
+            return refused
         try:
             body = await self._body(request)
             metadata = OAuthClientMetadata.model_validate_json(body)
@@ -119,25 +121,36 @@ class OAuthEndpoints:
             return oauth_error("invalid_client_metadata", problems[:500])
         try:
             information = await self.oauth.register(metadata)
-        except RegistrationError as refused:
-            return oauth_error(refused.error, refused.error_description or refused.error)
+        except RegistrationError as problem:
+            return oauth_error(problem.error, problem.error_description or problem.error)
         return json_response(information.model_dump(mode="json", exclude_none=True), 201, NO_STORE)
 
     async def authorize(self, request: Request) -> Response:
-        """Check the request (client, redirect URI, PKCE, scope, resource) and send the person to consent.
+        """Check the whole request (client, redirect URI, PKCE, scope, resource, every length) and send the person
+        to consent; nothing is stored before that.
 
-        Errors go back to the app on its redirect URI once that is known to be the app's; before that (an
-        unknown app, a redirect URI it never registered) there is nobody to tell but the person, who gets a page.
+        A request that fails a check is answered here, never on the app's redirect URI: anyone can register
+        one, so sending errors there would make this an open redirect (RFC 9700 §4.11.2). A person gets the
+        service's page, a program OAuth's JSON error. The app hears back once the person has decided.
         """
-        response: Response = await AuthorizationHandler(self._service(request)).handle(request)
-        accept = RequestHeaders.of(request.scope).accept
-        if response.status_code != 400 or self.problem_page is None or "text/html" not in accept:
-            return response
-        problem = orjson.loads(response.body).get("error_description") or "the request is incomplete"
-        return self.problem_page(request, str(problem))
+        if (refused := await self._limited(request, "oauth-authorize", AUTHORIZATIONS_PER_IP)) is not None:
+            return refused
+        service = self._service(request)
+        try:
+            query = parameters(request.scope.get("query_string", b""))
+            checked = await service.authorization_request(query)
+        except AuthorizationProblem as problem:
+            accept = RequestHeaders.of(request.scope).accept or ""
+            if self.problem_page is not None and "text/html" in accept:
+                return self.problem_page(request, problem.description)
+            return oauth_error(problem.error, problem.description)
+        consent = await service.authorize(checked.client, checked.params)
+        return RedirectResponse(consent, status_code=302, headers=NO_STORE)
 
     async def token(self, request: Request) -> Response:
         """Swap a code (with its PKCE verifier) or a refresh token for fresh tokens bound to `/mcp-pro`."""
+        if (refused := await self._limited(request, "oauth-token", TOKENS_PER_IP)) is not None:
+            return refused
         try:
             body = await self._body(request)
         except ServiceError as error:
@@ -165,6 +178,13 @@ class OAuthEndpoints:
             return oauth_error("invalid_client", "Send the client_id this server registered for the app.", 401)
         await self.oauth.revoke_for(client.client_id, str(form.get("token") or ""))
         return Response(status_code=200, headers=NO_STORE)
+
+    async def _limited(self, request: Request, name: str, policy: Policy) -> Response | None:
+        """The 429 (the envelope) when the caller's address is over `policy`, else None. Counted per address:
+        an API key changes nothing here, so the message offers none."""
+        partition = rate_limit_partition(self.access.client_ip(request.scope))
+        decision = await self.access.limiter.check(f"{name}:{partition}", [policy])
+        return None if decision.allowed else error_response(decision.error(per="this address", advice=None))
 
     async def _body(self, request: Request) -> bytes:
         return await self.access.read_body(request.receive, RequestHeaders.of(request.scope), MAX_BODY)

@@ -16,7 +16,9 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from garage_tools import __version__
 from garage_tools.access.challenge import CHALLENGE_FIELD, MAX_TOKEN_LENGTH
 from garage_tools.errors import ErrorEnvelope
+from garage_tools.key_format import EXAMPLE, PREFIX
 from garage_tools.registry import AuthPolicy, Registry, Tool
+from garage_tools.surfaces.tool_docs import every_tool
 
 API_VERSION = "1.0.0"
 REF = "#/components/schemas/{model}"
@@ -122,11 +124,12 @@ def openapi_document(registry: Registry, base_url: str) -> dict[str, Any]:
         "info": {
             "title": "Garage Door Tools API",
             "version": API_VERSION,
-            "summary": "Garage-door diagnosis, costs and door styles for homeowners and the agents helping them.",
+            "summary": "Garage-door tools for homeowners and the agents helping them.",
             "description": (
+                f"The tools: {every_tool(registry)} "
                 "Every tool is `POST /api/v1/<tool>` with a JSON object body; a success returns the tool's value "
                 'itself. Errors always have the shape `{"error": {"code", "message", "status"}}`. '
-                "Anonymous calls use the public tier; `Authorization: Bearer svc_live_…` selects the pro tier. "
+                f"Anonymous calls use the public tier; `Authorization: Bearer {EXAMPLE}` selects the pro tier. "
                 f"The same tools are served over MCP at `{base_url}/mcp` and `{base_url}/mcp-pro`. "
                 f"Service version {__version__}."
             ),
@@ -142,7 +145,7 @@ def openapi_document(registry: Registry, base_url: str) -> dict[str, Any]:
                 "bearerAuth": {
                     "type": "http",
                     "scheme": "bearer",
-                    "description": "An API key starting with `svc_live_` (free during the beta).",
+                    "description": f"An API key starting with `{PREFIX}` (free during the beta).",
                 }
             },
         },

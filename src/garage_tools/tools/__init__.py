@@ -13,6 +13,7 @@ from garage_tools.tools import (
     cost,
     diagnose,
     inspection,
+    journey,
     labs,
     opener,
     photos,
@@ -38,6 +39,7 @@ TOOLS = (
     vision.TOOL,
     opener.TOOL,
     ask.TOOL,
+    journey.TOOL,
 )
 
 

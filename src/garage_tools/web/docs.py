@@ -24,6 +24,7 @@ from garage_tools.access.policy import Access
 from garage_tools.errors import ALL_ERRORS
 from garage_tools.registry import AuthPolicy, Registry, Tool
 from garage_tools.surfaces.responses import json_response
+from garage_tools.surfaces.tool_docs import arguments_of
 from garage_tools.web.changelog import FEED_MEDIA_TYPE, KIND_LABELS, Changelog, json_feed, load_changelog
 from garage_tools.web.markup import inline_html, text_html
 from garage_tools.web.pages import PAGE_HEADERS, render
@@ -106,30 +107,14 @@ class ToolGuide:
 
 
 def tool_guides(registry: Registry) -> list[ToolGuide]:
-    guides = []
-    for tool in registry:
-        schema = tool.input_model.model_json_schema(by_alias=True)
-        required = set(schema.get("required", ()))
-        arguments = [
-            ToolArgument(name, _type_name(spec, schema), name in required, inline_html(spec.get("description", "")))
-            for name, spec in schema.get("properties", {}).items()
-        ]
-        guides.append(ToolGuide(tool, text_html(tool.description), arguments))
-    return guides
-
-
-def _type_name(spec: dict[str, Any], schema: dict[str, Any]) -> str:
-    """A short reading of a JSON Schema type: `string`, `number`, `one of a, b`."""
-    options = [option for option in spec.get("anyOf", [spec]) if option.get("type") != "null"]
-    names = []
-    for option in options:
-        if "$ref" in option:
-            option = schema.get("$defs", {}).get(option["$ref"].rsplit("/", 1)[1], {})
-        if "enum" in option:
-            names.append("one of " + ", ".join(str(value) for value in option["enum"]))
-        else:
-            names.append(str(option.get("type", "any")))
-    return " or ".join(names) or "any"
+    return [
+        ToolGuide(
+            tool,
+            text_html(tool.description),
+            [ToolArgument(a.name, a.type, a.required, inline_html(a.description)) for a in arguments_of(tool)],
+        )
+        for tool in registry
+    ]
 
 
 class DocsPages:

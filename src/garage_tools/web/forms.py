@@ -23,8 +23,9 @@ from starlette.responses import Response
 from garage_tools.access.origins import origin_of
 from garage_tools.access.policy import Access
 from garage_tools.access.tokens import new_secret, tokens_match
-from garage_tools.errors import PayloadTooLarge, RequestTimeout
+from garage_tools.errors import InvalidText, PayloadTooLarge, RequestTimeout
 from garage_tools.headers import RequestHeaders
+from garage_tools.inputs import holdable
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,7 @@ MAX_FORM_FIELDS = 10  # enough for any sign-in or key form; a page with more say
 FORGED = "This form did not come from this site, or it has gone stale. Go back, reload the page and try again."
 SEND_FROM_PAGE = "Send this form from the page."
 UNREADABLE = "The form could not be read."
+UNHOLDABLE = "The form holds a character we cannot keep (such as a control character). Remove it and send it again."
 
 
 class Refused(Exception):
@@ -71,6 +73,8 @@ async def _read_body(request: Request, access: Access, media: str, limit: int) -
         raise Refused("The form is too large.", status=413) from None
     except RequestTimeout:
         raise Refused("The form took too long to arrive.", status=408) from None
+    except InvalidText:
+        raise Refused(UNHOLDABLE, status=400) from None
 
 
 async def read_form(
@@ -119,8 +123,10 @@ async def read_photo_form(request: Request, access: Access, *, limit: int) -> Ph
             if isinstance(value, UploadFile):
                 if name == "photo" and value.filename:
                     photo, media_type = await value.read(), value.content_type or ""
-            else:
+            elif holdable(value):
                 fields[name] = value
+            else:
+                raise Refused(UNHOLDABLE, status=400)
     finally:
         await form.close()
     return PhotoForm(fields, photo, media_type)

@@ -1,12 +1,12 @@
 """`/`: the homeowner's front door. What is the door doing, how urgent, what it costs, who can fix it nearby.
 
 The page is a client of the service's own REST API: its script (static/home.js) calls
-`POST /api/v1/<tool>` and renders the answers with the shared result cards. Every action also works as
-a plain form post without script, answered here with the same page rendered on the server:
-`POST /` asks (diagnose) and finds a pro (routeByZip, the partner's offers, costs re-priced for the
-place), `POST /photo` checks a photo (visualDiagnose). Those calls go through `PageTools`, so they are
-counted and refused exactly as on REST; the posts are guarded like the portal's (same origin, a
-double-submit token).
+`POST /api/v1/homeownerAnswer` (the journey, tools/journey.py) and `visualDiagnose`, and renders the answers
+with the shared result cards. Every action also works as a plain form post without script, answered here
+with the same page rendered on the server: `POST /` asks the same journey once (what is wrong, a pro, the
+pro's offers, costs priced for the place), `POST /photo` checks a photo (visualDiagnose). Those calls go
+through `PageTools`, so they are counted and refused exactly as on REST; the posts are guarded like the
+portal's (same origin, a double-submit token).
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ FORM_TOKEN = DoubleSubmit("gt_help", "/")
 FIELD = "csrf"
 SMALL_FORM_BYTES = 8 * 1024
 PHOTO_TOOL = "visualDiagnose"
+#: The homeowner's journey (tools/journey.py): both forms of the page ask it, as the page's script does.
+JOURNEY_TOOL = "homeownerAnswer"
 GALLERY_PATH = "/parts/"
 #: Room beside the photo for the form's other fields.
 PHOTO_FORM_BYTES = MAX_IMAGE_BYTES + 64 * 1024
@@ -111,14 +113,8 @@ class HomePage:
         self.tools = PageTools(services, access, registry)
         self.access = access
         self.words = load_words()
-        knowledge = services.knowledge
         #: Each symptom's first phrase: the one-tap chips widgets offer, which always match their symptom.
-        self.chips = symptom_chips(knowledge)
-        #: The reference gallery of each issue's part, from the checklist (first item wins).
-        self.galleries: dict[str, str] = {}
-        for item in knowledge.checklist.items:
-            if item.issue_key and item.reference_photo_item:
-                self.galleries.setdefault(item.issue_key, item.reference_photo_item)
+        self.chips = symptom_chips(services.knowledge)
         photo_tool = registry.find(PHOTO_TOOL)  # a registry of other tools (tests) serves the page too
         cap = photo_tool.usage_cap if photo_tool is not None else None
         self.photo_cap = cap.name if cap is not None else ""
@@ -156,15 +152,12 @@ class HomePage:
             answer.ask_error, answer.status = self.words["errors"]["describe"], 400
             return self._render(request, answer)
         caller = await self.tools.caller(request)
-        if answer.description:
-            try:
-                await self._diagnose(request, caller, answer)
-            except Refusal as refusal:
+        try:
+            await self._journey(request, caller, answer)
+        except Refusal as refusal:
+            if answer.description:
                 answer.ask_error = answer.refused(refusal)
-        if answer.place and answer.status != 429:
-            try:
-                await self._find_pro(request, caller, answer)
-            except Refusal as refusal:
+            else:
                 answer.place_error = answer.refused(refusal)
         return self._render(request, answer)
 
@@ -198,41 +191,31 @@ class HomePage:
 
     # -- the calls --------------------------------------------------------------------------------
 
-    async def _diagnose(self, request: Request, caller: Caller, answer: Answer) -> None:
-        diagnosis = await self._call(request, caller, "diagnose", {"description": answer.description[:2000]})
-        answer.diagnosis = diagnosis
-        for issue in diagnosis.get("likelyIssues", []):
-            item = self.galleries.get(issue["key"])
-            if item is not None:
-                answer.gallery = await self._call(request, caller, "getInspectionReferencePhotos", {"itemId": item})
-                answer.gallery_href = f"{GALLERY_PATH}{item}"
-                break
-
-    async def _find_pro(self, request: Request, caller: Caller, answer: Answer) -> None:
-        arguments: dict[str, Any] = {
-            "zipOrLocation": answer.place[:200],
-            "leadHeat": "hot" if answer.urgent else "warm",
+    async def _journey(self, request: Request, caller: Caller, answer: Answer) -> None:
+        """The one journey call (tools/journey.py), its answer spread over the page's two regions."""
+        arguments = {
+            "description": answer.description[:2000] or None,
+            "place": answer.place[:200] or None,
+            "doorSize": answer.size or None,
         }
-        symptom = (answer.diagnosis or {}).get("symptom")
-        if symptom:
-            arguments["issue"] = symptom["key"]
-        answer.route = route = await self._call(request, caller, "routeByZip", arguments, place=answer.place)
-        if route.get("covered") and route.get("partnerId"):
-            answer.promotions = await self._call(
-                request, caller, "getActivePromotions", {"partnerId": route["partnerId"]}
-            )
+        journey = await self._call(request, caller, JOURNEY_TOOL, arguments, place=answer.place)
+        answer.diagnosis = journey.get("diagnosis")
+        answer.gallery = gallery = journey.get("referencePhotos")
+        if gallery is not None:
+            answer.gallery_href = f"{GALLERY_PATH}{gallery['itemId']}"
+        answer.route = route = journey.get("route")
+        answer.promotions = journey.get("promotions")
+        answer.costs = {estimate["issueKey"]: estimate for estimate in journey.get("costs", [])}
+        if problem := journey.get("placeError"):
+            answer.place_error = self.plain_error(400, problem["code"], answer.place)
+            answer.status = 400
+        if route is None:
+            return
         location = route["location"]
         answer.cost_place = f"{location['city']}, {location['state']}"
         if location.get("ambiguous"):  # the likeliest of several places of that name: offer the others
             answer.place_choices = [f"{other['city']}, {other['state']}" for other in location.get("alternatives", [])]
             answer.place_choices_intro = fill(self.words["otherPlaces"], place=answer.cost_place)
-        for issue in (answer.diagnosis or {}).get("likelyIssues", []):
-            answer.costs[issue["key"]] = await self._call(
-                request,
-                caller,
-                "costEstimate",
-                {"issueKey": issue["key"], "zip": location["zip"], "doorSize": answer.size or None},
-            )
 
     async def _call(
         self, request: Request, caller: Caller, name: str, arguments: dict[str, Any], *, place: str = ""
@@ -249,18 +232,18 @@ class HomePage:
             )
             raise Refusal(text, 429, {"Retry-After": str(limit.retry_after)}) from None
         except ServiceError as error:
-            raise Refusal(self.plain_error(error, name, place), error.status, error.headers) from None
+            fallback = "describe" if name == JOURNEY_TOOL and arguments.get("description") else "invalid"
+            sentence = self.plain_error(error.status, error.code, place, fallback)
+            raise Refusal(sentence, error.status, error.headers) from None
 
-    def plain_error(self, error: ServiceError, tool: str, place: str = "") -> str:
+    def plain_error(self, status: int, code: str, place: str = "", fallback: str = "invalid") -> str:
         """What to tell the homeowner about a refused call (never the API's own wording)."""
         sentences: dict[str, str] = self.words["errors"]
-        if error.status >= 500:
-            return sentences.get(error.code, str(self.words["tryAgain"]))
-        if error.code in sentences:
-            return fill(sentences[error.code], place=place)
-        if tool == "diagnose":
-            return sentences["describe"]
-        return sentences["invalid"]
+        if status >= 500:
+            return sentences.get(code, str(self.words["tryAgain"]))
+        if code in sentences:
+            return fill(sentences[code], place=place)
+        return sentences[fallback]
 
     # -- rendering --------------------------------------------------------------------------------
 
@@ -286,7 +269,7 @@ class HomePage:
             "words": self.words,
             "chips": self.chips,
             "csrf": token,
-            "config": {"words": self.words, "galleries": self.galleries, "photoCap": self.photo_cap},
+            "config": {"words": self.words, "photoCap": self.photo_cap},
         }
         response = render(
             request, "home/index.html", context, status=answer.status, headers={**NO_STORE, **answer.headers}

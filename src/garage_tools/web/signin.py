@@ -11,7 +11,8 @@ an address a partner gave us gets one). A link and its session belong to one aud
 for one set of pages never opens another's. A link may carry the local page its reader came from (an
 authorization waiting for them to sign in), and brings them back there; nothing else is accepted as a
 return address. Requests are throttled per address and per client IP; the answer never tells whether an
-address is known or a request was throttled, and a throttled request sends nothing.
+address is known or a request was throttled, nor does its timing (the work is done after the answer), and a
+throttled request sends nothing.
 
 Forms are protected by synchronizer tokens: once signed in, the token is an HMAC of the session id
 (nothing to store, and it dies with the session); before that, a random cookie the form must repeat
@@ -32,6 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from garage_tools.access.client_ip import rate_limit_partition
 from garage_tools.access.ratelimit import Policy, RateLimiter
 from garage_tools.access.tokens import new_secret, secret_hash
+from garage_tools.lifetime import Background
 from garage_tools.mail import Mail, Outbox
 from garage_tools.models import is_email_address
 from garage_tools.store.portal import DEVELOPER, PARTNER, PortalRepository
@@ -122,12 +124,22 @@ class SignIn:
         outbox: Outbox,
         audience: Audience = DEVELOPERS,
         admits: Admits | None = None,
+        background: Background | None = None,
     ) -> None:
         self.store = store
         self.limiter = limiter
         self.outbox = outbox
         self.audience = audience
         self.admits = admits
+        self.background = background or Background()
+
+    def request_link_later(
+        self, email: str, ip: str | None, compose: Callable[[str], Mail], return_to: str | None = None
+    ) -> None:
+        """`request_link`, after the answer: what an address costs (the budgets, whether it is admitted, the
+        stored link and the queued mail) must not show in how long the answer takes, or its timing would
+        tell which addresses are known."""
+        self.background.start(self.request_link(email, ip, compose, return_to), f"{self.audience.name} sign-in link")
 
     async def request_link(
         self, email: str, ip: str | None, compose: Callable[[str], Mail], return_to: str | None = None

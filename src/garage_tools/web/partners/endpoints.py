@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import logging
+import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -77,7 +78,12 @@ class Console:
         self.access = access
         self.store = PartnerConsoleRepository(services.database)
         self.sign_in = SignIn(
-            PortalRepository(services.database), services.limiter, services.outbox, PARTNERS, admits=self._admits
+            PortalRepository(services.database),
+            services.limiter,
+            services.outbox,
+            PARTNERS,
+            admits=self._admits,
+            background=services.background,
         )
         self.pages = SignInPages(
             self.sign_in,
@@ -125,7 +131,7 @@ class Console:
             context = {"error": "Enter the e-mail address we have for your business.", "email": typed}
             return self.pages.with_form_token(request, "partners/sign_in.html", context, status=400)
         confirm = f"{self._base_url(request)}{CONFIRM_PATH}"
-        await self.sign_in.request_link(
+        self.sign_in.request_link_later(
             email, self.access.client_ip(request.scope), lambda token: partner_link_mail(email, confirm + token)
         )
         # The same answer whether the address is a partner's, unknown or throttled.
@@ -408,8 +414,22 @@ def _form_of(promotion: PromotionRecord) -> dict[str, str]:
 
 
 def spreadsheet_cells(cells: list[str]) -> list[str]:
-    """Cells a spreadsheet will show as text: one that starts like a formula gets a leading apostrophe."""
-    return [f"'{cell}" if cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell for cell in cells]
+    """Cells a spreadsheet will show as text: one that starts like a formula gets a leading apostrophe.
+
+    Spreadsheets skip leading spaces (a non-breaking one too) and read the full-width and small forms of
+    `= + - @` (U+FF1D, U+FE66, …) and the minus sign as the characters they look like, so those count too."""
+    return [f"'{cell}" if _formula_like(cell) else cell for cell in cells]
+
+
+def _formula_like(cell: str) -> bool:
+    if not cell:
+        return False
+    if cell[0].isspace() or not cell[0].isprintable():
+        return True
+    return unicodedata.normalize("NFKC", cell[0]) in _FORMULA_STARTS
+
+
+_FORMULA_STARTS = frozenset("=+-@\u2212")
 
 
 def partner_routes(services: Services, access: Access) -> list[BaseRoute]:

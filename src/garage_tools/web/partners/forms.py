@@ -15,6 +15,7 @@ from typing import Generic, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
+from garage_tools.inputs import EARLIEST, LATEST, bounded_date
 from garage_tools.knowledge.directory import DiscountType, Phone, PromotionRecord, ServiceType, WebUrl
 from garage_tools.store.partner_console import LeadFilter, Profile
 
@@ -25,6 +26,7 @@ SERVICE_WORDS = {
     ServiceType.REPLACEMENT: "Replacement",
     ServiceType.INSTALLATION: "Installation",
 }
+DATE_PROBLEM = f"Enter a date such as {{example}}, from {EARLIEST.year} to {LATEST.year}."
 MAX_FIELDS = 20  # the promotion form: its own fields and a box per kind of work
 
 T = TypeVar("T")
@@ -128,10 +130,10 @@ def read_promotion(
         problems["discount_value"] = f"Enter a discount above 0 and at most {limit}."
     dates: dict[str, date] = {}
     for name in ("valid_from", "valid_until"):
-        try:
-            dates[name] = date.fromisoformat(form.get(name, ""))
-        except ValueError:
-            problems[name] = "Enter a date such as 2026-12-31."
+        if (day := bounded_date(form.get(name, ""))) is None:
+            problems[name] = DATE_PROBLEM.format(example="2026-12-31")
+        else:
+            dates[name] = day
     if len(dates) == 2 and dates["valid_until"] < dates["valid_from"]:
         problems["valid_until"] = "The last day cannot come before the first."
     issue = form.get("issue", "")
@@ -175,10 +177,8 @@ def read_lead_filter(query: dict[str, str]) -> tuple[LeadFilter, dict[str, str]]
         text = query.get(name, "")
         if not text:
             continue
-        try:
-            day = date.fromisoformat(text)
-        except ValueError:
-            problems[name] = "Enter a date such as 2026-11-25."
+        if (day := bounded_date(text)) is None:
+            problems[name] = DATE_PROBLEM.format(example="2026-11-25")
             continue
         start = datetime.combine(day, time(), tzinfo=UTC)
         bounds[name] = start if name == "from" else start + timedelta(days=1)

@@ -1,7 +1,8 @@
 """The consent page of an app asking to connect (OAuth), in words a person reads before pressing Allow.
 
-It names the app as the app named itself (we cannot vouch for that), where the answer goes (the redirect's
-host) and what the app gets. The page's `form-action` admits that host too: browsers hold a form's
+It names the app as the app named itself (we cannot vouch for that; the name is cleaned of controls and
+direction-changing characters when stored and read), with where the answer goes (the redirect's host) beside
+it, and what the app gets. The page's `form-action` admits that host too: browsers hold a form's
 redirect to it, and Allow and Deny both end there.
 """
 
@@ -13,7 +14,8 @@ from urllib.parse import urlsplit
 from starlette.requests import Request
 from starlette.responses import Response
 
-from garage_tools.access.oauth import ACCESS_LIFETIME, REFRESH_LIFETIME, is_loopback
+from garage_tools.access.oauth import ACCESS_LIFETIME, REFRESH_LIFETIME
+from garage_tools.access.oauth_requests import is_loopback
 from garage_tools.store.oauth import GrantRecord
 from garage_tools.web.pages import PAGE_HEADERS, render
 from garage_tools.web.signin import Session
@@ -28,6 +30,12 @@ def redirect_origin(uri: str) -> str:
     """`scheme://host[:port]` of where the app receives its answer."""
     parts = urlsplit(uri)
     return f"{parts.scheme}://{parts.netloc}"
+
+
+def destination_host(uri: str) -> str:
+    """The host the answer goes to, for beside the app's name: the one part of the app a person can check."""
+    host = urlsplit(uri).hostname or ""
+    return "this computer" if is_loopback(host) else host
 
 
 def describe_destination(uri: str) -> str:
@@ -57,6 +65,7 @@ def consent_page(request: Request, grant: GrantRecord, developer: Session) -> Re
         "grant": grant,
         "developer": developer,
         "destination": describe_destination(grant.redirect_uri),
+        "host": destination_host(grant.redirect_uri),
         "access_minutes": int(ACCESS_LIFETIME.total_seconds() // 60),
         "refresh_days": REFRESH_LIFETIME.days,
     }

@@ -18,6 +18,7 @@ from starlette.routing import BaseRoute, Route
 from garage_tools.access.oauth import CONSENT_PATH
 from garage_tools.access.policy import Access
 from garage_tools.access.redis_client import RedisClient
+from garage_tools.key_format import PREFIX
 from garage_tools.mail.transports import writes_files
 from garage_tools.observability.redaction import redact_paths_in_access_log
 from garage_tools.registry import Registry
@@ -49,7 +50,9 @@ class Portal:
         self.keys = services.keys
         self.oauth = services.oauth
         self.access = access
-        self.sign_in = SignIn(PortalRepository(services.database), services.limiter, services.outbox)
+        self.sign_in = SignIn(
+            PortalRepository(services.database), services.limiter, services.outbox, background=services.background
+        )
         self.pages = SignInPages(
             self.sign_in,
             access,
@@ -95,7 +98,7 @@ class Portal:
             }
             return self.pages.with_form_token(request, "portal/sign_in.html", context, status=400)
         confirm = f"{self.pages.base_url(request)}{CONFIRM_PATH}"
-        await self.sign_in.request_link(
+        self.sign_in.request_link_later(
             email,
             self.access.client_ip(request.scope),
             lambda token: magic_link_mail(email, confirm + token),
@@ -206,7 +209,7 @@ class Portal:
         revoked = next((key for key in keys if key.id == revoked_id and not key.active), None)
         notice = None
         if revoked is not None:
-            notice = f"The key “{revoked.name}” (svc_live_{revoked.id}…) is revoked: it no longer works anywhere."
+            notice = f"The key “{revoked.name}” ({PREFIX}{revoked.id}…) is revoked: it no longer works anywhere."
         elif disconnected:
             notice = connect.DISCONNECTED
         context: dict[str, Any] = {

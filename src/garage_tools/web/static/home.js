@@ -1,5 +1,6 @@
-/* The homeowner page at /: its forms call the service's own REST API (POST /api/v1/<tool>, same origin)
- * and show the answers with the shared result cards (components/results.js). Without this script the same
+/* The homeowner page at /: its forms call the service's own REST API (same origin): the journey
+ * (POST /api/v1/homeownerAnswer) and the photo check (visualDiagnose), and show the answers with the shared
+ * result cards (components/results.js, `journeyCards`). Without this script the same
  * forms post to the page and the server renders the same cards, so this file only enhances: the answer
  * arrives in place, in the form's aria-live region, and focus moves to it. */
 (function () {
@@ -14,7 +15,7 @@
 
   var forms = { ask: byId("ask"), pro: byId("pro"), photo: byId("photo") };
   var regions = { ask: byId("answer"), pro: byId("pro-answer"), photo: byId("photo-answer") };
-  var state = { description: "", diagnosis: null, gallery: null, place: "", route: null, promotions: null, costs: null };
+  var state = { description: "", place: "" };
 
   function byId(id) { return document.getElementById(id); }
 
@@ -80,25 +81,6 @@
     if (field && field.type !== "file") field.value = value;
   }
 
-  function galleryOf(diagnosis) {
-    var issues = diagnosis.likelyIssues || [];
-    for (var i = 0; i < issues.length; i++) if (config.galleries[issues[i].key]) return config.galleries[issues[i].key];
-    return null;
-  }
-
-  function costPlace() {
-    var location = state.route && state.route.location;
-    return location ? location.city + ", " + location.state : null;
-  }
-
-  function showDiagnosis(focus) {
-    var item = galleryOf(state.diagnosis);
-    show(regions.ask, [cards.diagnosisCard(state.diagnosis, {
-      costs: state.costs, place: costPlace(), gallery: state.gallery, galleryHref: item ? "/parts/" + item : null,
-      proHref: "#place", photoHref: "#photo-file"
-    })], focus);
-  }
-
   /** The size the homeowner chose ("9x7", "16x7"), or null when not sure. */
   function doorSize() {
     var chosen = forms.ask.querySelector("input[name=size]:checked");
@@ -120,39 +102,6 @@
     }
   }
 
-  /** Costs of the likely causes, priced for the place routing resolved. */
-  function recost() {
-    var issues = (state.diagnosis && state.diagnosis.likelyIssues) || [];
-    if (!state.route || !issues.length) return Promise.resolve();
-    return Promise.all(issues.map(function (issue) {
-      var body = { issueKey: issue.key, zip: state.route.location.zip };
-      if (doorSize()) body.doorSize = doorSize();
-      return ask("costEstimate", body);
-    })).then(function (estimates) {
-      state.costs = {};
-      estimates.forEach(function (estimate) { state.costs[estimate.issueKey] = estimate; });
-      showDiagnosis(false);
-    });
-  }
-
-  function diagnose(description) {
-    state.description = description;
-    [forms.pro, forms.photo].forEach(function (form) { setField(form, "description", description); });
-    busy("ask", true);
-    return ask("diagnose", { description: description }).then(function (diagnosis) {
-      state.diagnosis = diagnosis;
-      state.costs = null;
-      state.gallery = null;
-      var item = galleryOf(diagnosis);
-      return (item ? ask("getInspectionReferencePhotos", { itemId: item }) : Promise.resolve(null)).then(function (gallery) {
-        state.gallery = gallery;
-        showDiagnosis(true);
-        keepInAddress();
-        if (state.place) return findPro(state.place, false);
-      });
-    }).catch(failed("ask", true)).then(function () { busy("ask", false); });
-  }
-
   function choices(intro, names) {
     var row = document.createElement("div");
     row.className = "help-choices";
@@ -167,41 +116,42 @@
       button.textContent = name;
       button.addEventListener("click", function () {
         byId("place").value = name;
-        findPro(name, true);
+        journey(state.description, name, "pro");
       });
       row.appendChild(button);
     });
     return row;
   }
 
-  function findPro(place, focus) {
+  /** The other places of an ambiguous city name, to pick from (the server's form does the same). */
+  function otherPlaces(route) {
+    var location = route && route.location;
+    if (!location || !location.ambiguous || !(location.alternatives || []).length) return null;
+    return choices(fill(words.otherPlaces, { place: window.GarageResults.placeName(location) }),
+      location.alternatives.map(window.GarageResults.placeName));
+  }
+
+  /**
+   * The journey (homeownerAnswer) for what is known, asked from form `name` ("ask" or "pro"): one call;
+   * the diagnosis and the pro arrive together, the causes priced for the place. `still`: focus stays put.
+   */
+  function journey(description, place, name, still) {
+    state.description = description;
     state.place = place;
+    [forms.pro, forms.photo].forEach(function (form) { setField(form, "description", description); });
     [forms.ask, forms.photo].forEach(function (form) { setField(form, "place", place); });
-    var body = { zipOrLocation: place, leadHeat: state.diagnosis && state.diagnosis.safetyFlag ? "hot" : "warm" };
-    if (state.diagnosis && state.diagnosis.symptom) body.issue = state.diagnosis.symptom.key;
-    busy("pro", true);
-    return ask("routeByZip", body, place).then(function (route) {
-      state.route = route;
-      var offers = route.covered && route.partnerId
-        ? ask("getActivePromotions", { partnerId: route.partnerId }) : Promise.resolve(null);
-      return offers.then(function (promotions) {
-        state.promotions = promotions;
-        var location = route.location || {};
-        var others = location.ambiguous ? (location.alternatives || []).map(function (other) {
-          return other.city + ", " + other.state;
-        }) : [];
-        show(regions.pro, [cards.partnerCard(route, {
-          promotions: promotions, urgent: !!(state.diagnosis && state.diagnosis.safetyFlag)
-        }), others.length ? choices(fill(words.otherPlaces, { place: location.city + ", " + location.state }), others)
-          : null], focus);
-        keepInAddress();
-        return recost();
-      });
-    }).catch(function (error) {
-      if (!(error instanceof Refused)) throw error;
-      state.route = null;
-      show(regions.pro, [cards.message(error.message)], focus);
-    }).then(function () { busy("pro", false); });
+    var body = {};
+    if (description) body.description = description;
+    if (place) body.place = place;
+    if (doorSize()) body.doorSize = doorSize();
+    busy(name, true);
+    return ask("homeownerAnswer", body, place).then(function (answer) {
+      var shown = cards.journeyCards(answer, { place: place, photos: true, proHref: "#place", photoHref: "#photo-file" });
+      if (answer.diagnosis) state.diagnosis = answer.diagnosis;
+      if (shown.diagnosis) show(regions.ask, [shown.diagnosis], !still && name === "ask");
+      if (shown.pro) show(regions.pro, [shown.pro, otherPlaces(answer.route)], !still && name === "pro");
+      keepInAddress();
+    }).catch(failed(name, !still)).then(function () { busy(name, false); });
   }
 
   function readAsBase64(blob) {
@@ -265,7 +215,7 @@
       show(regions.ask, [cards.message(words.errors.describe)], true);
       return;
     }
-    diagnose(text);
+    journey(text, state.place, "ask");
   });
 
   forms.pro.addEventListener("submit", function (event) {
@@ -275,7 +225,7 @@
       show(regions.pro, [cards.message(words.errors.unknown_location)], true);
       return;
     }
-    findPro(place, true);
+    journey(state.description, place, "pro");
   });
 
   // A size chosen (or changed) after the answer prices the causes again, and goes with the place form.
@@ -283,7 +233,7 @@
     if (event.target.name !== "size") return;
     setField(forms.pro, "size", event.target.value);
     keepInAddress();
-    recost();
+    if (state.description || state.place) journey(state.description, state.place, "ask", true);
   });
 
   // A diagnosis link opened: the server showed the answer; the script takes it up so later steps build on it.
@@ -295,8 +245,8 @@
       if (radio) radio.checked = true;
     }
     if (query.get("place")) state.place = query.get("place");
-    if (query.get("q")) diagnose(query.get("q"));
-    else if (state.place) findPro(state.place, false);
+    if (query.get("q")) journey(query.get("q"), state.place, "ask");
+    else if (state.place) journey("", state.place, "pro", true);
   })();
 
   forms.photo.addEventListener("submit", function (event) {

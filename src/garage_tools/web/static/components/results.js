@@ -1,4 +1,5 @@
-/* Result cards for a tool's answer: diagnosis, local pro with offers, photo verdict.
+/* Result cards for a tool's answer: diagnosis, local pro with offers, photo verdict, and `journeyCards`,
+ * which lays out homeownerAnswer's answer (the homeowner's journey, tools/journey.py) as those cards.
  *
  * Shared: the homeowner page at / uses them, and the contractor widget (/widget.js) bundles this file
  * (web/widget.py, with `window` shadowed so it adds no global to the host page) and shows the cards inside
@@ -52,6 +53,11 @@
     var months = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
       "October", "November", "December"];
     return months[Number(parts[1]) - 1] + " " + Number(parts[2]) + ", " + parts[0];
+  }
+
+  /** A routed place as people write it: "Saint George, UT". */
+  function placeName(location) {
+    return location.city + ", " + location.state;
   }
 
   function link(href, className, text) {
@@ -173,7 +179,9 @@
 
     /**
      * routeByZip's answer as a card: the pro (or the nearest one), a call link and a booking link.
-     * options: level, promotions (getActivePromotions answer), urgent (the diagnosis said stop using the door).
+     * options: level, promotions (getActivePromotions answer), urgent (the diagnosis said stop using the door),
+     * extra (a hook: function (route, level) returning a node to add under the pro's call and booking links,
+     * or null; e.g. a way to ask this pro to come out).
      */
     function partnerCard(route, options) {
       var o = options || {};
@@ -195,10 +203,45 @@
       if (partner.schedulerUrl) add(actions, link(partner.schedulerUrl, "gdr-button gdr-book", words.book));
       else if (partner.url) add(actions, link(partner.url, "gdr-button gdr-book", words.website));
       add(card, actions);
+      if (o.extra) add(card, o.extra(route, level));
       if (o.promotions && o.promotions.promotions && o.promotions.promotions.length) {
         offersList(level, o.promotions).forEach(function (node) { add(card, node); });
       }
       return card;
+    }
+
+    /** A refused place in plain words (web/home.py `plain_error` says the same without script). */
+    function placeProblem(problem, place) {
+      var sentence = words.errors[problem.code];
+      return sentence ? fill(sentence, { place: place || "" }) : words.errors.invalid;
+    }
+
+    /**
+     * homeownerAnswer's answer as the cards of its two parts: {diagnosis, pro}, each an element or null.
+     * The causes are priced for the routed place when there is one. options: level, place (as typed, for
+     * a place that could not be read), photos (show the reference pictures), proHref and photoHref (see diagnosisCard),
+     * proExtra (partnerCard's `extra` hook).
+     */
+    function journeyCards(answer, options) {
+      var o = options || {};
+      var route = answer.route;
+      var costs = null;
+      if (route) {
+        costs = {};
+        (answer.costs || []).forEach(function (estimate) { costs[estimate.issueKey] = estimate; });
+      }
+      var gallery = o.photos ? answer.referencePhotos : null;
+      return {
+        diagnosis: answer.diagnosis ? diagnosisCard(answer.diagnosis, {
+          level: o.level, costs: costs, place: route ? placeName(route.location) : null, gallery: gallery,
+          galleryHref: gallery ? "/parts/" + gallery.itemId : null, proHref: o.proHref, photoHref: o.photoHref
+        }) : null,
+        pro: answer.placeError ? message(placeProblem(answer.placeError, o.place))
+          : route ? partnerCard(route, {
+            level: o.level, promotions: answer.promotions, extra: o.proExtra,
+            urgent: !!(answer.diagnosis && answer.diagnosis.safetyFlag)
+          }) : null
+      };
     }
 
     /**
@@ -262,6 +305,7 @@
     return {
       diagnosisCard: diagnosisCard,
       partnerCard: partnerCard,
+      journeyCards: journeyCards,
       verdictCard: verdictCard,
       refusal: refusal,
       message: message,
@@ -269,5 +313,5 @@
     };
   }
 
-  root.GarageResults = { create: create, fill: fill, costRange: costRange, telHref: telHref };
+  root.GarageResults = { create: create, fill: fill, costRange: costRange, telHref: telHref, placeName: placeName };
 })(window);

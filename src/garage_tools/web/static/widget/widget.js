@@ -235,7 +235,7 @@
     shadow.appendChild(root);
     applyAccent(root, o.accent);
 
-    var state = { diagnosis: null, place: "" };
+    var state = { description: "", place: "" };
     var widget = { challengeBox: el("div"), tokens: null };
     widget.challengeBox.setAttribute("slot", "challenge");
     host.appendChild(widget.challengeBox);
@@ -250,7 +250,7 @@
       chip.type = "button";
       chip.addEventListener("click", function () {
         description.value = phrase;
-        diagnose(phrase);
+        journey(askForm, phrase, state.place);
       });
       chipList.appendChild(chip);
     });
@@ -289,57 +289,52 @@
       }
     }
 
-    function show(region, nodes) {
+    /** Put `nodes` in `region`; focus moves to its first heading when `focus` (or when it had focus). */
+    function show(region, nodes, focus) {
+      focus = focus || region.contains(shadow.activeElement);
       region.textContent = "";
       nodes.forEach(function (node) { if (node) region.appendChild(node); });
       region.removeAttribute("aria-busy");
-      var target = region.querySelector(".gdr-title, .gdr-message");
+      var target = focus && region.querySelector(".gdr-title, .gdr-message");
       if (target) target.focus();
     }
 
     function failed(region) {
       return function (error) {
-        show(region, [cards.message(error instanceof Refused ? error.message : words.tryAgain)]);
+        show(region, [cards.message(error instanceof Refused ? error.message : words.tryAgain)], true);
       };
     }
 
-    function diagnose(text) {
-      busy(askForm, answer, true);
-      return ask(widget, "diagnose", { description: text.slice(0, 2000) }).then(function (diagnosis) {
-        state.diagnosis = diagnosis;
-        show(answer, [cards.diagnosisCard(diagnosis, { level: 3 })]);
-      }).catch(failed(answer)).then(function () { busy(askForm, answer, false); });
-    }
-
-    function findPro(where) {
+    /** The journey (homeownerAnswer) for what is known, asked from `form`: one call, shown by the shared cards. */
+    function journey(form, description, where) {
+      state.description = description;
       state.place = where;
-      var urgent = !!(state.diagnosis && state.diagnosis.safetyFlag);
-      var body = { zipOrLocation: where, leadHeat: urgent ? "hot" : "warm" };
-      if (state.diagnosis && state.diagnosis.symptom) body.issue = state.diagnosis.symptom.key;
-      if (o.partnerId) body.preferredPartnerId = o.partnerId;
-      busy(proForm, proAnswer, true);
-      return ask(widget, "routeByZip", body, where).then(function (route) {
-        var offers = route.covered && route.partnerId
-          ? ask(widget, "getActivePromotions", { partnerId: route.partnerId }) : Promise.resolve(null);
-        return offers.then(function (promotions) {
-          var ambiguous = route.covered && route.location && route.location.ambiguous && route.hint;
-          show(proAnswer, [cards.partnerCard(route, { promotions: promotions, urgent: urgent, level: 3 }),
-            ambiguous ? cards.message(route.hint, "notice") : null]);
-        });
-      }).catch(failed(proAnswer)).then(function () { busy(proForm, proAnswer, false); });
+      var body = {};
+      if (description) body.description = description.slice(0, 2000);
+      if (where) body.place = where;
+      if (where && o.partnerId) body.preferredPartnerId = o.partnerId;
+      var region = form === askForm ? answer : proAnswer;
+      busy(form, region, true);
+      return ask(widget, "homeownerAnswer", body, where).then(function (reply) {
+        var shown = cards.journeyCards(reply, { level: 3, place: where });
+        var location = reply.route && reply.route.location;
+        var ambiguous = reply.route && reply.route.covered && location && location.ambiguous && reply.route.hint;
+        if (shown.diagnosis) show(answer, [shown.diagnosis], form === askForm);
+        if (where) show(proAnswer, [shown.pro, ambiguous ? cards.message(reply.route.hint, "notice") : null], form === proForm);
+      }).catch(failed(region)).then(function () { busy(form, region, false); });
     }
 
     askForm.addEventListener("submit", function (event) {
       event.preventDefault();
       var text = description.value.trim();
-      if (!text) { show(answer, [cards.message(words.errors.describe)]); return; }
-      diagnose(text);
+      if (!text) { show(answer, [cards.message(words.errors.describe)], true); return; }
+      journey(askForm, text, state.place);
     });
     proForm.addEventListener("submit", function (event) {
       event.preventDefault();
       var where = place.value.trim();
-      if (!where) { show(proAnswer, [cards.message(words.errors.unknown_location)]); return; }
-      findPro(where);
+      if (!where) { show(proAnswer, [cards.message(words.errors.unknown_location)], true); return; }
+      journey(proForm, state.description, where);
     });
   }
 

@@ -1,0 +1,89 @@
+"""One rule for text and dates that come from outside, applied at the edge before anything stores them.
+
+PostgreSQL cannot hold a NUL in text, and our pages (HTML) cannot show the other C0 control characters
+or DEL; a value holding one would pass validation and fail in the store as a 500. So every request path,
+query string, form and JSON body is refused with `invalid_text` (400) when it holds one; tab, line feed
+and carriage return stay (people type them). The checks work on the raw bytes where they can, so a body
+without such a character (nearly all) costs one scan.
+
+Dates people type are held to `EARLIEST`..`LATEST`: a year 9999 parses, but a day added to it does not.
+
+`shown(text)` is the other half: text other people wrote (an app's name) cleaned before a person reads
+it, without controls, line breaks, zero-width or bidirectional-override characters that could make it
+read as something else.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import date
+from urllib.parse import unquote_to_bytes
+
+from garage_tools.errors import InvalidText
+
+#: What is refused in text (as str): NUL and the other C0 controls but tab, LF and CR, and DEL.
+_UNHOLDABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_UNHOLDABLE_BYTES = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: The same characters written as JSON escapes, after an even run of backslashes (an odd run escapes the `\`).
+_JSON_ESCAPED = re.compile(rb"(?<!\\)(?:\\\\)*\\u00(?:0[0-8bBcCeEfF]|1[0-9a-fA-F]|7[fF])")
+#: Unicode categories `shown` drops: format characters (bidirectional embeddings, overrides and isolates,
+#: zero-width characters, the byte order mark) and lone surrogates; controls and separators become spaces.
+_DROPPED = frozenset({"Cf", "Cs"})
+_SPACED = frozenset({"Cc", "Zl", "Zp"})
+EARLIEST = date(2000, 1, 1)
+LATEST = date(2100, 12, 31)
+MESSAGE = "The request holds a character the service cannot keep (a NUL or another control character)"
+
+
+def holdable(text: str) -> bool:
+    """Whether `text` holds no character the store or a page cannot keep."""
+    return _UNHOLDABLE.search(text) is None
+
+
+def check_text(text: str, where: str) -> None:
+    """Refuse `text` (from `where`: "path", "query", a field's name) when it is not `holdable`."""
+    if _UNHOLDABLE.search(text) is not None:
+        raise InvalidText(f"{MESSAGE} in {where}.")
+
+
+def check_query(query: bytes) -> None:
+    """Refuse a raw query string whose decoded form holds such a character (`%00`, `%1B`, …)."""
+    if b"%" in query and _UNHOLDABLE_BYTES.search(unquote_to_bytes(query)) is not None:
+        raise InvalidText(f"{MESSAGE} in the query string.")
+
+
+def check_body(body: bytes, content_type: str | None) -> None:
+    """Refuse a body holding such a character, raw or escaped (JSON's `\\u0000`, a form's `%00`).
+
+    A multipart body (a photo) is left to its parser, whose text fields are checked with `check_text`;
+    any other body is read as JSON would be, whatever it claims to be, since the JSON parsers take it.
+    """
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    if media.startswith("multipart/"):
+        return
+    if _UNHOLDABLE_BYTES.search(body) is not None:
+        raise InvalidText(f"{MESSAGE} in the body.")
+    if media == "application/x-www-form-urlencoded":
+        check_query(body)
+    elif b"\\u" in body and _JSON_ESCAPED.search(body) is not None:
+        raise InvalidText(f"{MESSAGE} in the body.")
+
+
+def shown(text: str, limit: int = 200) -> str:
+    """`text` as a person may safely read it: no controls, line breaks, zero-width or direction-changing
+    characters, runs of spaces made one, at most `limit` characters."""
+    categories = map(unicodedata.category, text)
+    kept = "".join(
+        " " if kind in _SPACED else c for c, kind in zip(text, categories, strict=True) if kind not in _DROPPED
+    )
+    return " ".join(kept.split())[:limit]
+
+
+def bounded_date(text: str) -> date | None:
+    """An ISO date (YYYY-MM-DD) between `EARLIEST` and `LATEST`, or None."""
+    try:
+        day = date.fromisoformat(text.strip())
+    except ValueError:
+        return None
+    return day if EARLIEST <= day <= LATEST else None

@@ -1,0 +1,67 @@
+"""The one rule for text from outside (`inputs.py`): what is refused, raw or escaped, and what a person is shown."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from garage_tools.errors import InvalidText
+from garage_tools.inputs import bounded_date, check_body, check_query, check_text, shown
+
+JSON = "application/json"
+FORM = "application/x-www-form-urlencoded"
+
+
+@pytest.mark.parametrize(
+    ("body", "media"),
+    [
+        (b'{"a": "x\\u0000y"}', JSON),
+        (b'{"a": "x\\u001Bq"}', JSON),
+        (b'{"a": "x\\u007f"}', JSON),
+        (b'{"a": "\\\\\\u0000"}', JSON),  # an escaped backslash, then an escaped NUL
+        (b'{"a": "x\x7fy"}', JSON),
+        (b'{"a": "x\\u0000y"}', None),  # no media type: read as JSON would be
+        (b"email=a%00b&csrf=x", FORM),
+        (b"email=a%1b&csrf=x", FORM),
+        (b"email=a\x00b", FORM),
+    ],
+)
+def test_controls_are_refused_raw_or_escaped(body: bytes, media: str | None) -> None:
+    with pytest.raises(InvalidText) as refused:
+        check_body(body, media)
+    assert refused.value.status == 400 and refused.value.code == "invalid_text"
+
+
+@pytest.mark.parametrize(
+    ("body", "media"),
+    [
+        (b'{"a": "tab\\tline\\nreturn\\r\\u0009\\u000a\\u000D caf\\u00e9 \\ud83d\\ude00"}', JSON),
+        (b'{"a": "a literal \\\\u0000 is text"}', JSON),  # `\\u0000`: a backslash, then the letters u0000
+        (b"note=100%25&csrf=x&t=a%09b%0D%0A", FORM),
+        (b"--b\r\n\x00binary photo bytes", "multipart/form-data; boundary=b"),
+    ],
+)
+def test_what_people_type_passes(body: bytes, media: str) -> None:
+    check_body(body, media)
+
+
+def test_paths_and_queries() -> None:
+    check_query(b"to=2026-01-01&q=caf%C3%A9%20door")
+    with pytest.raises(InvalidText):
+        check_query(b"to=9999-12-31%00")
+    check_text("/partners/leads.csv", "the path")
+    with pytest.raises(InvalidText):
+        check_text("/developers/authorize/a\x00b", "the path")
+
+
+def test_a_name_shown_to_people_loses_controls_and_direction_changes() -> None:
+    assert shown("Claude\u202e\u200b tnaH\r\nOfficial\u2066 app\u2069\x1b") == "Claude tnaH Official app"
+    assert shown("  Café   Assistant  ") == "Café Assistant"
+    assert shown("x" * 300, 200) == "x" * 200
+
+
+def test_dates_are_bounded() -> None:
+    assert bounded_date("2026-11-27") == date(2026, 11, 27)
+    assert bounded_date("9999-12-31") is None and bounded_date("0001-01-01") is None
+    assert bounded_date("soon") is None
