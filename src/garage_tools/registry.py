@@ -91,6 +91,9 @@ class ToolContext:
     base_url: str
     data: ToolData | None = None
     idempotency_key: str | None = None
+    #: The caller's languages, most preferred first (two-letter codes from Accept-Language): a hint for tools
+    #: that answer in words (diagnose reads the language from the text itself and uses these on a tie).
+    languages: tuple[str, ...] = ()
 
 
 Handler = Callable[[InT, ToolContext], Awaitable[OutT]]

@@ -17,6 +17,7 @@ from garage_tools.access.keys import KeyCache, KeyService
 from garage_tools.access.ratelimit import RateLimiter
 from garage_tools.knowledge.loader import Knowledge, load_knowledge
 from garage_tools.knowledge.photos import PhotoLibrary, load_photo_library
+from garage_tools.languages import from_accept_language
 from garage_tools.lifetime import Background
 from garage_tools.mail.outbox import Outbox
 from garage_tools.partners.service import Partners
@@ -78,14 +79,24 @@ class Services:
 
         return OAuthService(OAuthRepository(self.database), KeyCache(ttl=self.settings.key_cache_seconds))
 
-    def tool_context(self, caller: Caller, base_url: str, idempotency_key: str | None = None) -> ToolContext:
-        """The context a handler runs with: built here, the one place, for every surface and the CLI."""
+    def tool_context(
+        self,
+        caller: Caller,
+        base_url: str,
+        idempotency_key: str | None = None,
+        accept_language: str = "",
+    ) -> ToolContext:
+        """The context a handler runs with: built here, the one place, for every surface and the CLI.
+        `accept_language` is the request's header: the language it prefers is a hint for tools that answer in
+        words (languages.py reads it, as the pages do)."""
+        preferred = from_accept_language(accept_language)
         return ToolContext(
             knowledge=self.knowledge,
             caller=caller,
             base_url=base_url,
             data=self.tool_data,
             idempotency_key=idempotency_key,
+            languages=(preferred,) if preferred else (),
         )
 
     async def start(self) -> None:

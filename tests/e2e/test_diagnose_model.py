@@ -115,3 +115,15 @@ def test_the_openapi_document_lists_the_provider_errors(api: httpx.Client) -> No
     shared = document["components"]["responses"]
     assert "provider_unavailable" in shared[responses["503"]["$ref"].rsplit("/", 1)[1]]["description"]
     assert "provider_bad_reply" in shared[responses["502"]["$ref"].rsplit("/", 1)[1]]["description"]
+
+
+def test_the_model_works_in_spanish_and_the_answer_is_in_spanish(api: httpx.Client, llm: FakeLLM) -> None:
+    spanish = "algo anda mal con mi portón, no sé qué tiene"  # Spanish, and no phrase or example near it
+    assert api.post("/api/v1/diagnose", json={"description": spanish}).json()["lang"] == "es"
+    llm.queue(choice("moves_unevenly", 0.8))
+    body = api.post("/api/v1/diagnose", json={"description": spanish, "useLlmFallback": True}).json()
+    assert body["lang"] == "es" and body["symptom"]["key"] == "moves_unevenly"
+    assert body["symptom"]["matchedBy"] == "model" and body["symptom"]["label"].startswith("La puerta se mueve")
+    assert body["likelyIssues"][0]["key"] == "broken_cable" and body["likelyIssues"][0]["name"].startswith("Cable")
+    assert body["safetyFlag"] is True
+    assert spanish in llm.requests[0].body["messages"][1]["content"]

@@ -44,7 +44,7 @@ def knowledge_schemas(out: Path | None) -> None:
     from garage_tools.knowledge.data_files import DATA_DIR, schema_for
     from garage_tools.knowledge.directory import DIRECTORY_FILES
     from garage_tools.knowledge.labs import FRONT_MATTER_SCHEMA_FILE, LabFrontMatter
-    from garage_tools.knowledge.loader import DATA_FILES
+    from garage_tools.knowledge.loader import DATA_FILES, LANGUAGE_FILES
     from garage_tools.knowledge.parts import PART_FILES
     from garage_tools.knowledge.photos import PHOTO_FILES
     from garage_tools.knowledge.place_index import PLACE_FILES
@@ -52,15 +52,8 @@ def knowledge_schemas(out: Path | None) -> None:
 
     out = out or DATA_DIR / "schemas"
     out.mkdir(parents=True, exist_ok=True)
-    for name, model in {
-        **DATA_FILES,
-        **DIRECTORY_FILES,
-        **PHOTO_FILES,
-        **PART_FILES,
-        **PLACE_FILES,
-        **ASK_FILES,
-        **TIME_ZONE_FILES,
-    }.items():
+    files = {**DATA_FILES, **LANGUAGE_FILES, **DIRECTORY_FILES, **PHOTO_FILES, **PART_FILES, **PLACE_FILES}
+    for name, model in {**files, **ASK_FILES, **TIME_ZONE_FILES}.items():
         target = out / name.replace(".json", ".schema.json")
         target.write_text(json.dumps(schema_for(model), indent=2) + "\n", encoding="utf-8")
         click.echo(f"wrote {target}")

@@ -5,7 +5,8 @@ scoring is Okapi BM25 with field weights folded into the term frequencies (a sim
 word in the section title counts `TITLE_WEIGHT` times, the lab's title and keywords count
 `LAB_WEIGHT` times for every section of that lab (they say what the whole lab is about), and the
 section body counts once. Words are lower-cased, stripped of stop words and reduced to their
-Porter stems; `data/lab_synonyms.json` maps homeowner words onto the labs' vocabulary.
+Porter stems (Snowball's, knowledge/stemmer.py); `data/lab_synonyms.json` maps homeowner words onto
+the labs' vocabulary.
 
 A synonym group is scored as one concept standing in for the caller's words: a section gains
 credit, at SYNONYM_WEIGHT, for the best of the group's other phrases it contains (a disjunction

@@ -14,6 +14,16 @@ from garage_tools.knowledge.checklist import InspectionChecklist
 from garage_tools.knowledge.data_files import DATA_DIR, KnowledgeError, read_data_file
 from garage_tools.knowledge.lab_index import SynonymList
 from garage_tools.knowledge.labs import LabLibrary, load_labs
+from garage_tools.knowledge.languages import (
+    ENGLISH,
+    LanguageGuesser,
+    LanguageTexts,
+    LanguageWords,
+    exemplars_of,
+    localised_tree,
+    missing_texts,
+    signature,
+)
 from garage_tools.knowledge.matcher import SymptomMatcher
 from garage_tools.knowledge.openers import OpenerCatalog
 from garage_tools.knowledge.prompts import PromptCatalog
@@ -25,6 +35,7 @@ from garage_tools.knowledge.schemas import (
     SymptomExemplars,
 )
 from garage_tools.knowledge.semantic import SemanticMatcher
+from garage_tools.knowledge.stemmer import stemmer
 
 #: Each data file and the schema it must satisfy.
 DATA_FILES: dict[str, type[BaseModel]] = {
@@ -39,7 +50,22 @@ DATA_FILES: dict[str, type[BaseModel]] = {
     "prompts.json": PromptCatalog,
 }
 
+#: Each other language's files and their schemas: `diagnostic_words.json` stands for every
+#: `diagnostic_words.<lang>.json` beside the English files, `texts.json` for every `texts.<lang>.json`.
+LANGUAGE_FILES: dict[str, type[BaseModel]] = {"diagnostic_words.json": LanguageWords, "texts.json": LanguageTexts}
+
 DerivedT = TypeVar("DerivedT")
+
+
+@dataclass(frozen=True)
+class Language:
+    """diagnose and costEstimate in one language: its tree (labels, causes and phrases), matchers and texts."""
+
+    code: str
+    tree: DiagnosticTree
+    matcher: SymptomMatcher
+    semantic_matcher: SemanticMatcher
+    covers: dict[str, str]  # issue key -> what its price covers
 
 
 @dataclass(frozen=True)
@@ -56,6 +82,8 @@ class Knowledge:
     labs: LabLibrary
     lab_synonyms: SynonymList  # homeowners' words for the labs' vocabulary (retrieveLabContext)
     prompts: PromptCatalog  # the MCP prompts and the door sizes completions offer
+    #: Languages other than English: language code -> (its words, its texts).
+    translations: dict[str, tuple[LanguageWords, LanguageTexts]] = field(default_factory=dict)
 
     @cached_property
     def matcher(self) -> SymptomMatcher:
@@ -65,6 +93,39 @@ class Knowledge:
     def semantic_matcher(self) -> SemanticMatcher:
         """diagnose's offline fallback: nearest example phrasing, for text no phrase matches."""
         return SemanticMatcher(self.tree, self.exemplars, self.matcher)
+
+    @cached_property
+    def languages(self) -> dict[str, Language]:
+        """Every language diagnose speaks, English first."""
+        found = {
+            ENGLISH: Language(
+                ENGLISH,
+                self.tree,
+                self.matcher,
+                self.semantic_matcher,
+                {key: cost.covers for key, cost in self.costs.issues.items()},
+            )
+        }
+        for code, (words, texts) in self.translations.items():
+            tree = localised_tree(self.tree, words, texts)
+            matcher = SymptomMatcher(tree, stemmer(words.stemmer))
+            found[code] = Language(
+                code, tree, matcher, SemanticMatcher(tree, exemplars_of(words), matcher), texts.costs
+            )
+        return found
+
+    def language(self, code: str | None) -> Language:
+        """The language called `code`, English when it is None or not spoken."""
+        languages = self.languages
+        return languages.get(code or ENGLISH) or languages[ENGLISH]
+
+    @cached_property
+    def guesser(self) -> LanguageGuesser:
+        """Tells which language a description is in (see languages.py)."""
+        signatures = {ENGLISH: signature(self.tree, [p for s in self.tree.symptoms for p in s.phrases])}
+        for code, (words, _) in self.translations.items():
+            signatures[code] = signature(words, [p for phrases in words.phrases.values() for p in phrases])
+        return LanguageGuesser(signatures)
 
     _derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -107,6 +168,7 @@ def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:
         labs=load_labs(directory / "labs"),
         lab_synonyms=read_data_file(directory / "lab_synonyms.json", SynonymList),
         prompts=read_data_file(directory / "prompts.json", PromptCatalog),
+        translations=read_translations(directory),
     )
     missing = sorted(set(knowledge.tree.issues) - set(knowledge.costs.issues))
     extra = sorted(set(knowledge.costs.issues) - set(knowledge.tree.issues))
@@ -132,4 +194,25 @@ def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:
     unknown_labs = sorted({p.lab for p in knowledge.prompts.prompts if p.lab} - set(knowledge.labs.slugs))
     if unknown_labs:
         raise KnowledgeError(f"prompts.json names labs that do not exist: {unknown_labs}")
+    for code, (words, texts) in knowledge.translations.items():
+        missing = missing_texts(knowledge.tree, knowledge.costs.issues, words, texts)
+        if missing:
+            raise KnowledgeError(f"the {code} texts are incomplete: {'; '.join(missing)}")
+    try:
+        _ = knowledge.languages, knowledge.guesser
+    except ValueError as exc:
+        raise KnowledgeError(f"diagnostic_words: {exc}") from exc
     return knowledge
+
+
+def read_translations(directory: Path) -> dict[str, tuple[LanguageWords, LanguageTexts]]:
+    """Every other language's words and texts (`diagnostic_words.<lang>.json` with `texts.<lang>.json`)."""
+    found = {}
+    for path in sorted(directory.glob("diagnostic_words.*.json")):
+        code = path.name.split(".")[1]
+        words = read_data_file(path, LanguageWords)
+        texts = read_data_file(directory / f"texts.{code}.json", LanguageTexts)
+        if words.lang != code or texts.lang != code:
+            raise KnowledgeError(f'{path.name} and texts.{code}.json must both say "lang": "{code}"')
+        found[code] = (words, texts)
+    return found

@@ -3,22 +3,24 @@
 Both the user's words and every phrase in the diagnostic tree go through the same
 normalisation (case, punctuation and apostrophes folded; word forms and negations mapped
 to canonical words from the tree; the tree's filler words dropped), so "Door WON'T shut!!",
-"door wont shut" and "the door will not close" all become `wont close`. Single-word typos
-are corrected against the tree's vocabulary (one edit for words of five letters or more,
-a swapped pair of letters for four-letter words), never changing the first letter: people
-rarely mistype it, and a first letter changed turns everyday words into symptom words
-("house" into "mouse", "right" into "light", "mower" into "lower"), and never the tree's
-`knownWords` ("steel" is not "seal"). A phrase matches when its words appear
+"door wont shut" and "the door will not close" all become `wont close`. Typos and stretched
+words are read as the tree's words (spelling.py), never as its `knownWords` ("steel" is not
+"seal"); a language with a stemmer (Spanish) reads every word, its own and the data's, as its stem,
+and the tree's `grammar` gives the small words sentences are read by. A phrase matches when its words appear
 in order with at most `MAX_GAP` other words between them, none of them a direction (in "won't
 come down, stays open" the negation belongs to "down": no "won't open" there); the longest match
-wins, a symptom's `priority` breaks ties, and then the tightest match.
+wins, a symptom's `priority` breaks ties, and then the tightest match. The other symptoms a story
+names come after it (`matches`). Words that tell a symptom only in a story about the door
+(`doorContextWords`: rain, mice) need the door named, and in an enquiry only a phrase that says what
+is wrong (`faultWords`) is a symptom ("how do I program a new remote" is none).
 
 A description whose subject is something else (the tree's `otherSubjects`: an appliance, a window,
 another door, a gate, a car) matches nothing: the garage door itself is not named, and the other
 thing comes before the symptom's words (a sentence's subject precedes its verb, so "it lifts three
 feet, not enough for the car" is still about the door). The parts the other thing has are its own
 (the window's seal, the gate's opener, the dryer's drum), as is a door right after it ("the oven
-door"), or a bare "door" once another door was named ("the shed door hinge broke, the door hangs").
+door") or with the thing named after it ("la puerta de la cocina", "the lock on the door"), or a bare
+"door" once another door was named ("the shed door hinge broke, the door hangs").
 Bystanders are the exception (`bystanders`: the car, the dog): they stand by in the door's stories,
 so a door part named anywhere brings the door back ("the car is stuck inside, the opener won't
 lift"), and a car carries the door's remote ("my truck's remote"). Everything is precomputed, so a
@@ -27,34 +29,17 @@ match costs microseconds.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from garage_tools.knowledge.schemas import DiagnosticTree, Symptom
+from garage_tools.knowledge.spelling import Speller, Stem, word_spans, words
+
+__all__ = ["Match", "Reading", "SymptomMatcher", "word_spans", "words"]
 
 MAX_GAP = 3
 #: How many recent descriptions `match` remembers (the cache is cleared when full).
 RECENT_MATCHES = 4096
-
-
-_WORD = re.compile(r"[a-z0-9]+")
-_APOSTROPHE_MARKS = "'\u2019\u2018`\u00b4"
-_APOSTROPHES = str.maketrans("", "", _APOSTROPHE_MARKS)
-
-
-def words(text: str) -> list[str]:
-    """Lower-case words with apostrophes removed inside words (won't -> wont)."""
-    return _WORD.findall(text.lower().translate(_APOSTROPHES))
-
-
-def word_spans(text: str) -> list[tuple[int, int]]:
-    """Where each of `words(text)` is in `text`: (start, end) character offsets, apostrophes included."""
-    kept = [
-        (lowered, index) for index, char in enumerate(text) if char not in _APOSTROPHE_MARKS for lowered in char.lower()
-    ]
-    folded = "".join(char for char, _ in kept)
-    return [(kept[found.start()][1], kept[found.end() - 1][1] + 1) for found in _WORD.finditer(folded)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +65,8 @@ class Reading:
     subject_at: int | None
     #: It asks about a topic (buying, price, looks, insurance, "how do I ...": `enquiryWords`).
     enquiry: bool
+    #: The garage door or one of its parts is named ("door", "garage", "opener", "seal" ...).
+    door_named: bool = False
 
     @property
     def elsewhere(self) -> bool:
@@ -100,63 +87,43 @@ class Match:
         return None if self.span is None else description[self.span[0] : self.span[1]]
 
 
-def _deletes(word: str) -> set[str]:
-    return {word[:i] + word[i + 1 :] for i in range(len(word))} | {word}
-
-
-def _within_one_edit(a: str, b: str) -> bool:
-    """Optimal-string-alignment distance <= 1 (insert, delete, substitute or swap neighbours)."""
-    if a == b:
-        return True
-    la, lb = len(a), len(b)
-    if abs(la - lb) > 1:
-        return False
-    if la == lb:
-        diffs = [i for i in range(la) if a[i] != b[i]]
-        if len(diffs) == 1:
-            return True
-        return (
-            len(diffs) == 2 and diffs[1] == diffs[0] + 1 and a[diffs[0]] == b[diffs[1]] and a[diffs[1]] == b[diffs[0]]
-        )
-    short, long_ = (a, b) if la < lb else (b, a)
-    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
-
-
-def _is_swap(a: str, b: str) -> bool:
-    return len(a) == len(b) and sorted(a) == sorted(b) and _within_one_edit(a, b)
-
-
-def _same_start(typo: str, word: str) -> bool:
-    """Whether `typo` keeps `word`'s first letter (or only swaps its first two)."""
-    return typo[0] == word[0] or typo[:2] == word[1::-1]
-
-
 class SymptomMatcher:
     """Matches descriptions against a diagnostic tree. Build once; `match` is read-only."""
 
-    def __init__(self, tree: DiagnosticTree) -> None:
-        self._filler = frozenset(tokens[0] for tokens in map(words, tree.filler_words) if len(tokens) == 1)
+    def __init__(self, tree: DiagnosticTree, stem: Stem | None = None) -> None:
+        self._stem: Stem = stem or _same
+        grammar = tree.grammar
+        self._garage_words = frozenset(self._words(" ".join(grammar.garage_words)))
+        self._comparisons = frozenset(self._words(" ".join(grammar.comparison_words)))
+        self._articles = frozenset(self._words(" ".join(grammar.articles)))
+        self._sources = frozenset(self._words(" ".join(grammar.source_words)))
+        self._places = frozenset(self._words(" ".join(grammar.place_words)))
+        self._owners = frozenset(self._words(" ".join(grammar.owner_words)))
+        self._describing = tuple(grammar.describing_endings)
+        self._filler = frozenset(tokens[0] for tokens in map(self._words, tree.filler_words) if len(tokens) == 1)
         self._single: dict[str, str] = {}
         # Multi-word forms -> canonical word; "" for a multi-word filler ("at all"), which is dropped.
         self._multi: dict[tuple[str, ...], str] = {}
         for filler in tree.filler_words:
-            if len(tokens := tuple(words(filler))) > 1:
+            if len(tokens := tuple(self._words(filler))) > 1:
                 self._multi[tokens] = ""
         for canonical, forms in tree.canonical_words.items():
             for form in [canonical, *forms]:
-                tokens = tuple(words(form))
+                tokens = tuple(self._words(form))
                 if len(tokens) == 1:
-                    self._single[tokens[0]] = canonical
+                    self._single.setdefault(tokens[0], canonical)
                 elif tokens:
-                    self._multi[tokens] = canonical
+                    self._multi.setdefault(tokens, canonical)
         self._door_words = self._markers(tree.door_words)
         self._other_subjects = self._markers(tree.other_subjects)
         self._enquiry_words = self._markers(tree.enquiry_words)
         self._bystanders = self._markers(tree.bystanders)
         self._carried_parts = self._markers(tree.carried_parts)
+        self._door_context = frozenset(tree.door_context_words)
+        self._faults = frozenset(tree.fault_words)
         # Other doors (the patio door, a car door): a bare "door" after one of them is that door.
-        door_names = {word for word in tree.door_words if word in self._filler}
-        self._other_doors = self._markers([e for e in tree.other_subjects if door_names.intersection(words(e))])
+        door_names = {word for word in self._words(" ".join(tree.door_words)) if word in self._filler}
+        self._other_doors = self._markers([e for e in tree.other_subjects if door_names.intersection(self._words(e))])
         # First word -> the lengths of the multi-word forms it starts, longest first (most words start none).
         self._multi_sizes: dict[str, tuple[int, ...]] = {}
         for key in self._multi:
@@ -166,7 +133,7 @@ class SymptomMatcher:
         patterns: list[Pattern] = []
         for symptom in tree.symptoms:
             for phrase in symptom.phrases:
-                tokens = tuple(self._normalise(words(phrase), correct=False))
+                tokens = tuple(self._normalise(self._words(phrase), correct=False))
                 if not tokens:
                     raise ValueError(f"phrase {phrase!r} of {symptom.key} has only filler words")
                 patterns.append(Pattern(symptom, phrase, tokens))
@@ -178,30 +145,26 @@ class SymptomMatcher:
             entry = (pattern.rank, pattern, pattern.tokens[1:])
             self._by_first.setdefault(pattern.tokens[0], []).append(entry)
 
-        # Typo correction: every word the tree knows, mapped to its canonical form.
+        # Typo correction: every word the tree knows, mapped to its canonical form. Words of other subjects
+        # and enquiries are known words, never corrected, but no typo is corrected into one either: "changes"
+        # is not "charges", and "washers" (door hardware) is not a "washer".
         vocabulary = {token for p in patterns for token in p.tokens} | set(self._single)
-        self._vocabulary = {word: self._single.get(word, word) for word in vocabulary}
-        self._deletes: dict[str, set[str]] = {}
-        for word in vocabulary:
-            if len(word) >= 4:
-                for variant in _deletes(word):
-                    self._deletes.setdefault(variant, set()).add(word)
-        # Every token seen so far and what it corrects to (vocabulary words map to themselves).
-        self._corrections: dict[str, str] = {word: word for word in vocabulary}
-        # Words of other subjects and enquiries are known words, never corrected, but no typo is corrected
-        # into one either: "changes" is not "charges", and "washers" (door hardware) is not a "washer".
-        for marker in self._other_subjects | self._enquiry_words | self._door_words:
-            self._corrections.setdefault(marker, marker)
-        for word in tree.known_words:
-            self._corrections.setdefault(word.lower(), word.lower())
+        known = self._other_subjects | self._enquiry_words | self._door_words | self._filler
+        known |= {word for entry in tree.known_words for word in self._words(entry)}
+        spellings = {word: self._single.get(word, word) for word in vocabulary}
+        self._speller = Speller(spellings, known, self._stem, shortest=4 if stem is None else 5)
         # Recent descriptions and their match: agents and widgets send the same few phrases again and again.
-        self._recent: dict[str, Match | None] = {}
+        self._recent: dict[str, list[Match]] = {}
+
+    def _words(self, text: str) -> list[str]:
+        """`words(text)`, each as its stem (the language's stemmer; English uses none)."""
+        return [self._stem(word) for word in words(text)]
 
     def _markers(self, entries: list[str]) -> frozenset[str]:
         """The canonical tokens that `entries` become (a multi-word entry no form covers becomes one token)."""
         markers = set()
         for entry in entries:
-            tokens = tuple(words(entry))
+            tokens = tuple(self._words(entry))
             if len(tokens) == 1:
                 markers.add(self._single.get(tokens[0], tokens[0]))
             elif tokens:
@@ -212,31 +175,12 @@ class SymptomMatcher:
     def patterns(self) -> Sequence[Pattern]:
         return self._patterns
 
-    def _correct(self, token: str) -> str:
-        fixed = self._corrections.get(token)
-        if fixed is not None:
-            return fixed
-        if token in self._vocabulary or len(token) < 4 or token.isdigit():
-            return token
-        candidates = {c for v in _deletes(token) for c in self._deletes.get(v, ())}
-        if len(token) == 4:
-            close = sorted(c for c in candidates if _is_swap(token, c))
-        else:
-            close = sorted(c for c in candidates if len(c) >= 4 and _within_one_edit(token, c))
-        close = [c for c in close if _same_start(token, c)]
-        targets = {self._vocabulary[c] for c in close}
-        # Only correct when the typo points at one meaning; otherwise leave it alone.
-        corrected = targets.pop() if len(targets) == 1 else token
-        if len(self._corrections) < 10_000:  # bounded: the cache must not grow with arbitrary input
-            self._corrections[token] = corrected
-        return corrected
-
     def _normalise(self, tokens: list[str], *, correct: bool) -> list[str]:
         return self._read(tokens, correct=correct).tokens
 
     def _read(self, tokens: list[str], *, correct: bool) -> Reading:
         if correct:
-            tokens = [self._correct(t) for t in tokens]
+            tokens = [self._speller.read(t) for t in tokens]
         out: list[str] = []
         origins: list[tuple[int, int]] = []
         named = False  # "garage" or "door" naming the garage door: filler words, seen here before they are dropped
@@ -249,7 +193,7 @@ class SymptomMatcher:
                     continue
                 canonical = self._multi.get(tuple(tokens[i : i + size]))
                 if canonical is not None:
-                    if canonical and not (canonical in self._other_subjects and _compared(tokens, i)):
+                    if canonical and not (canonical in self._other_subjects and self._compared(tokens, i)):
                         if canonical in self._other_subjects and self._governs(tokens, i, out):
                             governing.add(len(out))
                         out.append(canonical)
@@ -268,7 +212,7 @@ class SymptomMatcher:
                 token = self._single.get(token, token)
                 if token in self._other_subjects:
                     after_subject = i
-                    if _compared(tokens, i - 1):
+                    if self._compared(tokens, i - 1):
                         continue  # "sounded like a car backfiring": the car is a comparison, not the subject
                     if self._governs(tokens, i - 1, out):
                         governing.add(len(out))
@@ -281,29 +225,60 @@ class SymptomMatcher:
             origins=origins,
             subject_at=None if named else self._subject_at(out, governing),
             enquiry=not self._enquiry_words.isdisjoint(out),
+            door_named=named or any(self._loose_door_word(out, at) for at in range(len(out))),
         )
 
     def _names_the_door(self, name: str, out: list[str], tokens: list[str], after: int, owned: bool) -> bool:
         """Whether "garage" or "door", just read (the raw words continue at `after`), names the garage door.
 
-        Not "garage" right before another thing or after "in" (where it is: "the garage fridge", "a night in
+        Not "garage" right before another thing or after "in" or "of" (where it is: "the garage fridge", "a night in
         the freezing garage"; "the garage won't open" names the door), nor "door" right after
         another thing (`owned`, its door: "the freezer door") or after another door was named ("the shed
         door hinge broke and the door hangs crooked")."""
-        if name == GARAGE_WORD:
+        if name in self._garage_words:
             if after < len(tokens) and self._single.get(tokens[after], tokens[after]) in self._door_words:
                 return True  # "garage door", "garage remote"
-            return not (self._subject_starts(tokens, after) or _follows(tokens, after - 1, _PLACES))
-        return not owned and self._other_doors.isdisjoint(out)
+            where = self._places | self._owners  # "in the garage", "el piso de la cochera"
+            return not (self._subject_starts(tokens, after) or _follows(tokens, after - 1, where))
+        return not (owned or self._part_of_another(tokens, after - 1) or self._owned_after(tokens, after)) and (
+            self._other_doors.isdisjoint(out)
+        )
+
+    def _part_of_another(self, tokens: list[str], at: int) -> bool:
+        """Whether the door word at raw word `at` only says whose another thing is ("the lock on the door",
+        "la chapa de la puerta"): an owner word, then another thing, stand right before it."""
+        before = at - 1
+        while before >= 0 and tokens[before] in self._articles:
+            before -= 1
+        if before < 1 or tokens[before] not in self._owners:
+            return False
+        return self._single.get(tokens[before - 1], tokens[before - 1]) in self._other_subjects
+
+    def _owned_after(self, tokens: list[str], after: int) -> bool:
+        """Whether the door word before raw word `after` is another thing's, named after it ("la puerta de la
+        cocina", "the door of the shed")."""
+        if after >= len(tokens) or tokens[after] not in self._owners:
+            return False
+        after += 1
+        while after < len(tokens) and tokens[after] in self._articles:
+            after += 1
+        return self._subject_starts(tokens, after)
 
     def _governs(self, tokens: list[str], start: int, out: list[str]) -> bool:
         """Whether another thing named at raw word `start` is the subject from the start: a sound or a leak
         comes from it ("heard a bang from the old fridge"), or the description opens with it and one symptom
         word describing it ("a leaking window", "noisy fridge in the garage")."""
-        if _follows(tokens, start, _SOURCES):
+        if _follows(tokens, start, self._sources):
             return True
-        describing = len(out) == 1 and start > 0 and tokens[start - 1].endswith(_DESCRIBING)
+        describing = len(out) == 1 and start > 0 and tokens[start - 1].endswith(self._describing)
         return describing and out[0] in self._phrase_words
+
+    def _compared(self, tokens: list[str], start: int) -> bool:
+        """Whether the words at `start` follow a comparison word ("like a ..."), so they name no subject."""
+        before = start - 1
+        if before >= 0 and tokens[before] in self._articles:
+            before -= 1
+        return before >= 0 and tokens[before] in self._comparisons
 
     def _subject_starts(self, tokens: list[str], at: int) -> bool:
         """Whether another thing (`otherSubjects`) is named at raw word `at`."""
@@ -346,38 +321,58 @@ class SymptomMatcher:
 
     def match(self, text: str) -> Match | None:
         """The best-matching symptom for `text`, or None when no phrase matches."""
+        found = self.matches(text)
+        return found[0] if found else None
+
+    def matches(self, text: str) -> list[Match]:
+        """Every symptom `text` names, the best match first (see `_matches`); empty when none matches."""
         try:
             return self._recent[text]
         except KeyError:
             pass
-        found = self._match(text)
+        found = self._matches(text)
         if len(self._recent) >= RECENT_MATCHES:
             self._recent.clear()  # bounded, and cheap: a cleared cache refills with what is asked now
         self._recent[text] = found
         return found
 
-    def _match(self, text: str) -> Match | None:
+    def _matches(self, text: str) -> list[Match]:
+        """Every symptom the story names, each at its best match, ranked as the best is chosen: the longest
+        phrase, then the priority, then the tightest ("it squeaks, and now it won't close": won't close, then the
+        noise). A symptom whose words lie inside another's match is none of its own ("loud" in "loud bang")."""
         reading = self.read(text)
         tokens = reading.tokens
-        # Ranked by (words matched, priority, minus words skipped): longest, then priority, then tightest.
-        best: tuple[tuple[int, int, int], Pattern, int] | None = None
+        # Per symptom: ((words matched, priority, minus words skipped), pattern, first, last token).
+        best: dict[str, tuple[tuple[int, int, int], Pattern, int, int]] = {}
         for start, token in enumerate(tokens):
             for (size, priority), pattern, rest in self._by_first.get(token, ()):
-                if best is not None and (size, priority) < best[0][:2]:
-                    break  # best-ranked first: no later phrase can win
+                if size == 1 and token in self._door_context and not reading.door_named:
+                    continue  # "will it rain tomorrow": rain is the seal's only in a story about the door
+                if reading.enquiry and self._faults and self._faults.isdisjoint(pattern.tokens):
+                    continue  # "how do I program a new remote" asks about a part, and reports nothing wrong
                 skipped = _skipped_at(tokens, start, rest)
-                if skipped is not None and (best is None or (size, priority, -skipped) > best[0]):
-                    best = ((size, priority, -skipped), pattern, start)
-        if best is None:
-            return None
-        (_, _, minus_skipped), pattern, start = best
-        if reading.subject_at is not None and reading.subject_at <= start:
-            return None  # "the freezer in the garage hums": another thing is the subject, whatever the words
-        last = start + len(pattern.tokens) - 1 - minus_skipped
+                if skipped is None:
+                    continue
+                rank = (size, priority, -skipped)
+                current = best.get(pattern.symptom.key)
+                if current is None or rank > current[0]:
+                    best[pattern.symptom.key] = (rank, pattern, start, start + size - 1 + skipped)
+        ranked = sorted(best.values(), key=lambda found: found[0], reverse=True)
+        if not ranked or (reading.subject_at is not None and reading.subject_at <= ranked[0][2]):
+            return []  # "the freezer in the garage hums": another thing is the subject, whatever the words
         spans = word_spans(text)
-        first_word, end_word = reading.origins[start][0], reading.origins[last][1]
-        span = (spans[first_word][0], spans[end_word - 1][1]) if end_word <= len(spans) else None
-        return Match(pattern.symptom, pattern.phrase, len(pattern.tokens), span)
+        chosen: list[Match] = []
+        taken: list[tuple[int, int]] = []
+        for (size, _, _), pattern, first, last in ranked:
+            if any(first <= end and start <= last for start, end in taken):
+                continue  # its words are another symptom's ("loud" inside "loud bang")
+            if reading.subject_at is not None and reading.subject_at <= first:
+                continue
+            taken.append((first, last))
+            first_word, end_word = reading.origins[first][0], reading.origins[last][1]
+            span = (spans[first_word][0], spans[end_word - 1][1]) if end_word <= len(spans) else None
+            chosen.append(Match(pattern.symptom, pattern.phrase, size, span))
+        return chosen
 
     def suggestions(self) -> list[str]:
         """One phrase per symptom (each symptom's first phrase, the one widgets offer as a chip)."""
@@ -391,36 +386,16 @@ class SymptomMatcher:
 #: a position right after the first is a moment of travel ("shakes when it's halfway up"), not a stop.
 WHILE_WORD = "during"
 POSITION_WORD = "partial"
-#: The word that names the garage itself (a filler word, like "door"): see `SymptomMatcher._names_the_door`.
-GARAGE_WORD = "garage"
 #: The canonical directions of travel: a phrase's words never reach across one.
 DIRECTIONS = frozenset({"open", "close"})
 
-#: Words that introduce a comparison ("sounds like a car backfiring"), and articles that may follow them.
-_COMPARISONS = frozenset({"like"})
-_ARTICLES = frozenset({"a", "an", "the", "some"})
-
-
-#: Words that say where a sound or a leak comes from ("a hum coming from the freezer"), and where a thing is
-#: ("left in the cold garage"); either may be a few words before what it introduces.
-_SOURCES = frozenset({"from"})
-_PLACES = frozenset({"in", "inside", "into"})
+#: How many raw words before a thing a source ("from") or a place ("in") word may stand.
 _REACH = 3
-#: Endings of a word that describes the thing right after it ("a leaking window", "a squeaky gate").
-_DESCRIBING = ("ing", "y", "ed", "en")
 
 
 def _follows(tokens: list[str], start: int, words: frozenset[str]) -> bool:
     """Whether one of `words` is among the few raw words before `start` ("from the old fridge")."""
     return not words.isdisjoint(tokens[max(0, start - _REACH) : start])
-
-
-def _compared(tokens: list[str], start: int) -> bool:
-    """Whether the words at `start` follow a comparison word ("like a ..."), so they name no subject."""
-    before = start - 1
-    if before >= 0 and tokens[before] in _ARTICLES:
-        before -= 1
-    return before >= 0 and tokens[before] in _COMPARISONS
 
 
 def _skipped_at(tokens: list[str], start: int, rest: tuple[str, ...]) -> int | None:
@@ -438,3 +413,7 @@ def _skipped_at(tokens: list[str], start: int, rest: tuple[str, ...]) -> int | N
         skipped += gap
         position += 1 + gap
     return skipped
+
+
+def _same(word: str) -> str:
+    return word

@@ -9,7 +9,7 @@ JSON Schema files to `knowledge/schemas/` for editor validation.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl, StringConstraints, model_validator
 
@@ -84,9 +84,37 @@ class Symptom(DataModel):
     likely_issues: list[Key] = Field(alias="likelyIssues", min_length=1)
 
 
-class DiagnosticTree(DataModel):
-    issues: dict[Key, Issue]
-    symptoms: list[Symptom]
+class Grammar(DataModel):
+    """A language's small words the matcher reads sentences by (the defaults are English's)."""
+
+    garage_words: list[Text] = Field(
+        default=["garage"], alias="garageWords", description='Filler words naming the garage itself ("garage").'
+    )
+    comparison_words: list[Text] = Field(
+        default=["like"], alias="comparisonWords", description='Words before a comparison ("like a gunshot").'
+    )
+    articles: list[Text] = Field(default=["a", "an", "the", "some"], description="Articles a comparison may take.")
+    source_words: list[Text] = Field(
+        default=["from"], alias="sourceWords", description='Words saying where a sound comes from ("from the fridge").'
+    )
+    place_words: list[Text] = Field(
+        default=["in", "inside", "into"], alias="placeWords", description='Words saying where a thing is ("in").'
+    )
+    owner_words: list[Text] = Field(
+        default=["of"],
+        alias="ownerWords",
+        description='Words after a door naming whose door it is ("the door of the shed", "la puerta de la cocina").',
+    )
+    describing_endings: list[Text] = Field(
+        default=["ing", "y", "ed", "en"],
+        alias="describingEndings",
+        description='Endings of a word describing the thing right after it ("a leaking window").',
+    )
+
+
+class Vocabulary(DataModel):
+    """The words one language's matcher reads: word forms, filler, subjects, door parts and enquiries."""
+
     canonical_words: dict[Key, list[Text]] = Field(
         alias="canonicalWords",
         description=(
@@ -102,7 +130,6 @@ class DiagnosticTree(DataModel):
             '"like" as in "sounds like a bang"). Multi-word fillers ("at all") are allowed.'
         ),
     )
-    no_match_hint: Text = Field(alias="noMatchHint")
     known_words: list[Text] = Field(
         default_factory=list,
         alias="knownWords",
@@ -157,8 +184,36 @@ class DiagnosticTree(DataModel):
         ),
     )
 
+    door_context_words: list[Text] = Field(
+        default_factory=list,
+        alias="doorContextWords",
+        description=(
+            "Canonical words that tell a symptom only in a story about the door (rain, mice, light): a phrase "
+            'made of one of them alone matches only when the garage door or one of its parts is named ("rain '
+            'gets in under the door" is the seal; "will it rain tomorrow" is no symptom).'
+        ),
+    )
+    fault_words: list[Text] = Field(
+        default_factory=list,
+        alias="faultWords",
+        description=(
+            "Canonical words that say something is wrong (won't, stuck, broke, bang, squeak ...). In an enquiry "
+            '(`enquiryWords`) only a phrase with one of them is a symptom: "how do I program a new remote" names a '
+            'part, "how much to fix a door that won\'t close" a symptom. Empty: every phrase counts.'
+        ),
+    )
+    grammar: Grammar = Field(default_factory=Grammar)
+    stemmer: Literal["english", "spanish"] | None = Field(
+        default=None,
+        description=(
+            "The Snowball stemmer every word goes through before matching (the data's words too), so one form "
+            "stands for its plural and most verb endings; none keeps words as they are (English's phrases "
+            "were tuned that way)."
+        ),
+    )
+
     @model_validator(mode="after")
-    def _consistent(self) -> DiagnosticTree:
+    def _words_consistent(self) -> Vocabulary:
         owner: dict[str, str] = {}
         for canonical, forms in self.canonical_words.items():
             for form in forms:
@@ -168,6 +223,23 @@ class DiagnosticTree(DataModel):
         strays = [thing for thing in self.bystanders if thing not in self.other_subjects]
         if strays:
             raise ValueError(f"bystanders must be otherSubjects too: {strays}")
+        return self
+
+
+class DiagnosticTree(Vocabulary):
+    """The symptoms, their causes and the English words for them (other languages: languages.py)."""
+
+    issues: dict[Key, Issue]
+    symptoms: list[Symptom]
+    no_match_hint: Text = Field(alias="noMatchHint")
+    urgency_notes: dict[Urgency, Text] = Field(
+        default_factory=dict,
+        alias="urgencyNotes",
+        description="One sentence per urgency telling the homeowner what to do (diagnose's `urgencyNote`).",
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> DiagnosticTree:
         keys = [s.key for s in self.symptoms]
         if len(keys) != len(set(keys)):
             raise ValueError("symptom keys must be unique")

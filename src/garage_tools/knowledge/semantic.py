@@ -162,11 +162,12 @@ class SemanticMatcher:
                 best[symptom.key] = SemanticMatch(symptom, exemplar, similarity)
         return sorted(best.values(), key=lambda m: (-m.similarity, -m.symptom.priority))
 
-    def match(self, text: str, *, rival: str | None = None) -> SemanticMatch | None:
+    def match(self, text: str, *, rival: str | None = None, rival_words: str | None = None) -> SemanticMatch | None:
         """The nearest symptom when it is near enough, else None.
 
-        `rival` is a symptom the text already matched by a weaker route (one word of a phrase): another
-        symptom wins over it only by `RIVAL_MARGIN`, so a near tie keeps the phrase matcher's reading.
+        `rival` is a symptom the text already matched by a weaker route (one word of a phrase, `rival_words`):
+        another symptom wins over it only by `RIVAL_MARGIN`, and only on other words than those: "really loud"
+        is the noise it names, not the "loud bang" it shares a word with.
         """
         reading = self._phrases.read(text)
         if reading.elsewhere or reading.enquiry:
@@ -175,7 +176,8 @@ class SemanticMatcher:
         if not ranked or ranked[0].similarity < MIN_SIMILARITY:
             return None
         best = ranked[0]
-        if not self._shares_telling_words(text, best.exemplar):
+        evidence = text.replace(rival_words, " ") if rival_words and best.symptom.key != rival else text
+        if not self._shares_telling_words(evidence, best.exemplar):
             return None
         if rival is not None and best.symptom.key != rival:
             rival_similarity = next((m.similarity for m in ranked if m.symptom.key == rival), 0.0)

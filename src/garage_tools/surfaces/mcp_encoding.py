@@ -27,7 +27,9 @@ async def call_result(
     try:
         if request.denial is not None:
             raise request.denial
-        context = services.tool_context(request.caller, request.base_url, request.headers.idempotency_key)
+        context = services.tool_context(
+            request.caller, request.base_url, request.headers.idempotency_key, request.headers.accept_language
+        )
         return tool_result(await invoke(registry, name, arguments, context))
     except ServiceError as error:
         return error_result(error)

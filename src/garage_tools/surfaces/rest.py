@@ -24,7 +24,9 @@ class RestSurface:
     async def __call__(self, request: Admitted, send: Send) -> None:
         assert request.tool is not None
         assert request.arguments is not None
-        context = self.services.tool_context(request.caller, request.base_url, request.headers.idempotency_key)
+        context = self.services.tool_context(
+            request.caller, request.base_url, request.headers.idempotency_key, request.headers.accept_language
+        )
         try:
             body = dump_json(await invoke(self.registry, request.tool.name, request.arguments, context))
         except ServiceError as error:

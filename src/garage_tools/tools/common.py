@@ -32,4 +32,8 @@ DIY_RISK_DESCRIPTION = (
     "`unsafe` (stop and call a professional)."
 )
 
-__all__ = ["DIY_RISK_DESCRIPTION", "CostRange", "DiyRisk", "SourceLink"]
+__all__ = ["DIY_RISK_DESCRIPTION", "LANG_PATTERN", "CostRange", "DiyRisk", "SourceLink"]
+
+
+#: A language tag as a `lang` argument takes it (`es`, `es-MX`): only its first two letters are read.
+LANG_PATTERN = r"^[A-Za-z]{2}(?:-[A-Za-z0-9]{1,8})?$"

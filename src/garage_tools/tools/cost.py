@@ -14,9 +14,10 @@ from garage_tools.knowledge.loader import Knowledge, packaged_issue_keys, packag
 from garage_tools.knowledge.places import us_places
 from garage_tools.knowledge.regional_prices import FactorKind, LocalFactor, local_factor
 from garage_tools.knowledge.schemas import Confidence, DiagnosticTree, DiyRisk, Urgency, UsdRange
+from garage_tools.languages import supported
 from garage_tools.models import InputModel, OutputModel
 from garage_tools.registry import Tool, ToolContext
-from garage_tools.tools.common import DIY_RISK_DESCRIPTION, CostRange, SourceLink
+from garage_tools.tools.common import DIY_RISK_DESCRIPTION, LANG_PATTERN, CostRange, SourceLink
 
 # Exact residential ranges (width 6-24 ft, height 6-16 ft, up to two decimals) in the pattern
 # itself, so the published schema says precisely which sizes are accepted. Classes are spelled
@@ -69,6 +70,14 @@ class CostEstimateInput(InputModel):
         json_schema_extra={"pattern": DOOR_SIZE_PATTERN},
         description="Door size `<width>x<height>` in feet, e.g. `16x7` (double) or `9x7` (single); default single-car.",
         examples=["16x7"],
+    )
+    lang: str | None = Field(
+        default=None,
+        pattern=LANG_PATTERN,
+        description=(
+            "The language of the homeowner-facing texts (`issueName`, `covers`, `safetyNote`, `urgencyNote`): "
+            "`en` (default) or `es`; pass diagnose's `lang`. A language not spoken answers in English."
+        ),
     )
     zip: str | None = Field(
         default=None,
@@ -155,6 +164,10 @@ class CostEstimateOutput(OutputModel):
     diy_risk: DiyRisk = Field(description=DIY_RISK_DESCRIPTION)
     urgency: Urgency
     safety_note: str | None = Field(default=None, description="Present when there is a safety concern.")
+    urgency_note: str | None = Field(
+        default=None, description="What the urgency means for the homeowner, in one sentence (in `lang`)."
+    )
+    lang: str = Field(default="en", description="The language of the homeowner-facing texts (`en`, `es`).")
     confidence: Confidence = Field(description="How well the published sources agree on this range.")
     assumptions: list[str] = Field(description="What the estimate assumed; read these to the user.")
     notes: list[str] = Field(description="Context from the sources: what raises or lowers the price.")
@@ -192,7 +205,8 @@ def estimate(knowledge: Knowledge, args: CostEstimateInput) -> CostEstimateOutpu
             f"Invalid arguments for costEstimate: issueKey: {message}",
             details=[FieldProblem(field="issueKey", message=message)],
         )
-    issue = knowledge.tree.issues[args.issue_key]
+    language = knowledge.language(supported(args.lang))
+    issue = language.tree.issues[args.issue_key]  # its name and safety note in the language asked for
     assumptions: list[str] = []
 
     door_size: DoorSize | None = None
@@ -235,7 +249,7 @@ def estimate(knowledge: Knowledge, args: CostEstimateInput) -> CostEstimateOutpu
         issue_name=issue.name,
         cost_range=_scaled(national, factor, costs.currency),
         national_range=CostRange.of(national, costs.currency),
-        covers=cost.covers,
+        covers=language.covers[args.issue_key],
         size_class=size_class,
         door_size=door_size,
         region=region,
@@ -243,6 +257,8 @@ def estimate(knowledge: Knowledge, args: CostEstimateInput) -> CostEstimateOutpu
         diy_risk=issue.diy_risk,
         urgency=issue.urgency,
         safety_note=issue.safety_note,
+        urgency_note=language.tree.urgency_notes.get(issue.urgency),
+        lang=language.code,
         confidence=cost.confidence,
         assumptions=assumptions,
         notes=list(cost.notes),

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 
 from pydantic import ConfigDict, Field
 
 from garage_tools.errors import ProviderBadReply, ProviderUnavailable
-from garage_tools.knowledge.loader import Knowledge
+from garage_tools.knowledge.loader import Knowledge, Language
 from garage_tools.knowledge.matcher import Match
 from garage_tools.knowledge.schemas import DiyRisk, Symptom, Urgency
+from garage_tools.languages import supported
 from garage_tools.models import Flag, InputModel, OutputModel
 from garage_tools.providers.base import LanguageModel
 from garage_tools.registry import Tool, ToolContext
-from garage_tools.tools.common import DIY_RISK_DESCRIPTION, CostRange
+from garage_tools.tools.common import DIY_RISK_DESCRIPTION, LANG_PATTERN, CostRange
 from garage_tools.tools.diagnose_model import choose_symptom
 
 MAX_CACHED_ANSWERS = 4096
@@ -26,6 +28,15 @@ class DiagnoseInput(InputModel):
         max_length=2000,
         description='The symptom in the user\'s own words, e.g. "door won\'t close" or "loud bang from the garage".',
         examples=["my door makes a loud bang", "door wont shut"],
+    )
+    lang: str | None = Field(
+        default=None,
+        pattern=LANG_PATTERN,
+        description=(
+            "A hint: the language the description is probably in (`en`, `es`). Never required: the language "
+            "is read from the text itself, and the hint (then the caller's Accept-Language) only settles a tie. "
+            "The answer's `lang` says which language was understood; its texts come back in it."
+        ),
     )
     use_llm_fallback: Flag = Field(
         default=False,
@@ -71,6 +82,17 @@ class MatchedSymptom(OutputModel):
     similarity: float | None = Field(
         default=None, ge=0, le=1, description="For `offline-fallback`: similarity to the nearest example, 0-1."
     )
+    urgency_note: str | None = Field(
+        default=None, description="What the urgency means for the homeowner, in one sentence (in `lang`)."
+    )
+
+
+class OtherSymptom(OutputModel):
+    key: str = Field(description="Canonical symptom key.")
+    label: str = Field(description="Short human label for the symptom (in `lang`).")
+    urgency: Urgency
+    matched_phrase: str = Field(description="The diagnostic tree's phrase that matched (in `lang`).")
+    matched_text: str | None = Field(default=None, description="The words of the description that matched it.")
 
 
 class LikelyIssue(OutputModel):
@@ -107,22 +129,38 @@ class DiagnoseOutput(OutputModel):
         default=None,
         description="Set when useLlmFallback could not use the model (`provider_unavailable`, `provider_bad_reply`).",
     )
+    lang: str = Field(
+        default="en",
+        description=(
+            "The language the description was understood in (`en`, `es`): labels, causes, notes and the hint "
+            "are in it. Keys and codes stay English."
+        ),
+    )
+    other_symptoms: list[OtherSymptom] | None = Field(
+        default=None,
+        description=(
+            "Present when the description names more than one symptom: the others, best first (`symptom` is "
+            "the best). Each has its own key for routeByZip."
+        ),
+    )
 
 
 class Diagnoser:
     """Diagnosis over one knowledge base. Answers depend only on the matched symptom, phrase and words,
     so each is built (and validated) once and reused: a call costs one match."""
 
-    def __init__(self, knowledge: Knowledge) -> None:
+    def __init__(self, knowledge: Knowledge, language: Language | None = None) -> None:
         self.knowledge = knowledge
+        self.language = language = language or knowledge.language(None)
         self._answers: dict[tuple[str, str, str | None], DiagnoseOutput] = {}
-        self._symptoms = {symptom.key: symptom for symptom in knowledge.tree.symptoms}
+        self._symptoms = {symptom.key: symptom for symptom in language.tree.symptoms}
         self._no_match = DiagnoseOutput(
             likely_issues=[],
             safety_flag=False,
             diy_safe=False,
-            hint=knowledge.tree.no_match_hint,
-            suggestions=knowledge.matcher.suggestions(),
+            hint=language.tree.no_match_hint,
+            suggestions=language.matcher.suggestions(),
+            lang=language.code,
         )
 
     @property
@@ -130,20 +168,36 @@ class Diagnoser:
         return self._no_match
 
     def diagnose(self, description: str) -> DiagnoseOutput:
-        return self.answer(self.knowledge.matcher.match(description), description)
+        return self.answer(self.language.matcher.matches(description), description)
 
-    def answer(self, match: Match | None, description: str) -> DiagnoseOutput:
-        """The answer for a phrase match in `description` (or the no-match answer)."""
-        if match is None:
+    def answer(self, matches: list[Match], description: str) -> DiagnoseOutput:
+        """The answer for the phrase matches in `description`, best first (or the no-match answer)."""
+        if not matches:
             return self._no_match
-        return self._cached(match.symptom, match.phrase, match.matched_text(description))
+        best, *others = matches
+        answer = self._cached(best.symptom, best.phrase, best.matched_text(description))
+        if not others:
+            return answer
+        listed = [
+            OtherSymptom(
+                key=match.symptom.key,
+                label=match.symptom.label,
+                urgency=match.symptom.urgency,
+                matched_phrase=match.phrase,
+                matched_text=match.matched_text(description),
+            )
+            for match in others
+        ]
+        return answer.model_copy(update={"other_symptoms": listed})
 
     def offline(
         self, description: str, *, rival: MatchedSymptom | None = None, model_error: str | None = None
     ) -> DiagnoseOutput | None:
         """The offline fallback's answer: the nearest example phrasing's symptom, if near enough (and, against
         a one-word phrase match `rival`, clearly nearer than that symptom)."""
-        match = self.knowledge.semantic_matcher.match(description, rival=rival.key if rival else None)
+        match = self.language.semantic_matcher.match(
+            description, rival=rival.key if rival else None, rival_words=rival.matched_text if rival else None
+        )
         if match is None:
             return None
         answer = self._cached(match.symptom, match.exemplar)
@@ -174,9 +228,10 @@ class Diagnoser:
 
     def _answer(self, symptom: Symptom, phrase: str, matched_text: str | None) -> DiagnoseOutput:
         knowledge = self.knowledge
+        tree = self.language.tree
         issues = []
         for key in symptom.likely_issues:
-            issue = knowledge.tree.issues[key]
+            issue = tree.issues[key]
             issues.append(
                 LikelyIssue(
                     key=key,
@@ -195,10 +250,12 @@ class Diagnoser:
                 urgency=symptom.urgency,
                 matched_phrase=phrase,
                 matched_text=matched_text,
+                urgency_note=tree.urgency_notes.get(symptom.urgency),
             ),
             likely_issues=issues,
             safety_flag=likely_hazard(issues),
             diy_safe=all(i.diy_risk is DiyRisk.SAFE for i in issues),
+            lang=self.language.code,
         )
 
 
@@ -212,13 +269,31 @@ def likely_hazard(issues: list[LikelyIssue]) -> bool:
     return bool(issues) and issues[0].diy_risk is DiyRisk.UNSAFE
 
 
-def diagnoser(knowledge: Knowledge) -> Diagnoser:
-    return knowledge.derived("diagnoser", lambda: Diagnoser(knowledge))
+def diagnoser(knowledge: Knowledge, lang: str | None = None) -> Diagnoser:
+    """The diagnoser for `lang` (English when None or not spoken), built once per knowledge base."""
+    language = knowledge.language(lang)
+    return knowledge.derived(f"diagnoser:{language.code}", lambda: Diagnoser(knowledge, language))
 
 
-def diagnose_text(knowledge: Knowledge, description: str) -> DiagnoseOutput:
+def understand(knowledge: Knowledge, description: str, hints: Sequence[str | None] = ()) -> tuple[str, list[Match]]:
+    """The language `description` is in and the symptoms it names, best first.
+
+    The language is read from the text (`hints`, such as an explicit `lang` and then Accept-Language, only
+    settle a tie). When its phrases find nothing, another language whose words the text also uses gets its
+    turn ("the door está stuck"); with no match anywhere, the first guess stands (the hint is in it)."""
+    codes = [code for code in map(supported, hints) if code]
+    ranked = knowledge.guesser.ranked(description, codes)
+    for lang in ranked:
+        found = knowledge.language(lang).matcher.matches(description)
+        if found:
+            return lang, found
+    return ranked[0], []
+
+
+def diagnose_text(knowledge: Knowledge, description: str, hints: Sequence[str | None] = ()) -> DiagnoseOutput:
     """Pure diagnosis over the knowledge base (no I/O)."""
-    return diagnoser(knowledge).diagnose(description)
+    lang, found = understand(knowledge, description, hints)
+    return diagnoser(knowledge, lang).answer(found, description)
 
 
 def needs_fallback(match: Match | None) -> bool:
@@ -254,7 +329,7 @@ async def diagnose_with_fallback(
     (503 `provider_unavailable` with Retry-After, or 502 `provider_bad_reply`): the model was the
     only hope left, and it may be back shortly. Without a model: the offline matcher.
     """
-    diagnosis = diagnoser(knowledge)
+    diagnosis = diagnoser(knowledge, answer.lang)
     if model is None:
         offline = diagnosis.offline(description, rival=answer.symptom)
         return offline if offline is not None and may_replace(answer, offline) else answer
@@ -275,9 +350,9 @@ async def diagnose_with_fallback(
 
 
 async def diagnose(args: DiagnoseInput, ctx: ToolContext) -> DiagnoseOutput:
-    match = ctx.knowledge.matcher.match(args.description)
-    answer = diagnoser(ctx.knowledge).answer(match, args.description)
-    if not args.use_llm_fallback or not needs_fallback(match):
+    lang, found = understand(ctx.knowledge, args.description, (args.lang, *ctx.languages))
+    answer = diagnoser(ctx.knowledge, lang).answer(found, args.description)
+    if not args.use_llm_fallback or not needs_fallback(found[0] if found else None):
         return answer
     model = ctx.data.models.language if ctx.data is not None else None
     return await diagnose_with_fallback(ctx.knowledge, args.description, model, answer)

@@ -71,7 +71,9 @@ class PageTools:
         if not decision.allowed:
             raise LimitReached(decision)
         base_url = self.access.base_url(request.scope)
-        context = self.services.tool_context(counted, base_url)
+        context = self.services.tool_context(
+            counted, base_url, accept_language=RequestHeaders.of(request.scope).accept_language
+        )
         try:
             result = await invoke(self.registry, name, arguments, context)
         finally:
