@@ -113,18 +113,13 @@ def build_access(services: Services, registry: Registry) -> Access:
         keys=services.keys,
         apps=services.oauth,
         limiter=services.limiter,
-        limits=Limits.build(
-            {tool.name: tool.usage_cap for tool in registry if tool.usage_cap is not None},
-            public=settings.rate_limit_public,
-            pro=settings.rate_limit_pro,
-            mcp_protocol=settings.rate_limit_mcp_protocol,
-            auth_failures=settings.rate_limit_bad_keys,
-        ),
+        limits=Limits(settings, {tool.name: tool.usage_cap for tool in registry if tool.usage_cap is not None}),
         challenge=services.challenge,
         origins=origins,
         addresses=ClientAddressResolver(settings.trusted_proxies),
         base_url=BaseUrl(settings, origins),
         body_timeout=settings.body_timeout_seconds,
+        usage=services.usage,
     )
 
 
@@ -136,7 +131,7 @@ def create_app(
     registry = registry or build_registry()
     access = build_access(services, registry)
     mcp = McpServers(registry, services, fast_path=services.settings.mcp_fast_path)
-    discovery = Discovery(services, registry, access.base_url)
+    discovery = Discovery(services, registry, access.base_url, access.limits)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -199,7 +194,7 @@ def create_app(
         *style_routes(services, access, registry),
         *docs_routes(access, registry),
         *portal_routes(services, access, registry),
-        *oauth_routes(services.oauth, access, connect.problem_page),
+        *oauth_routes(services.oauth, access, connect.problem_page, connect.refusal_page),
         *inspection_routes(services, access),
         *request_routes(services, access, registry),
         *partner_routes(services, access),

@@ -31,6 +31,7 @@ from garage_tools.store.webhooks import WebhookRepository
 
 if TYPE_CHECKING:
     from garage_tools.access.oauth import OAuthService
+    from garage_tools.access.usage import UsageCounter
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,14 @@ class Services:
 
         return OAuthService(OAuthRepository(self.database), KeyCache(ttl=self.settings.key_cache_seconds))
 
+    @functools.cached_property
+    def usage(self) -> UsageCounter:
+        """Each key's calls per day, counted in memory and written in batches (`access/usage.py`)."""
+        from garage_tools.access.usage import UsageCounter
+        from garage_tools.store.usage import UsageRepository
+
+        return UsageCounter(UsageRepository(self.database), self.settings.usage_flush_seconds)
+
     def tool_context(
         self,
         caller: Caller,
@@ -105,12 +114,14 @@ class Services:
         log.info("%s", self.challenge.describe())
         log.info("rate limits: counted in %s", "Redis" if self.limiter.backend == "redis" else "process memory")
         log.info("%s", self.tool_data.models.describe())
+        self.usage.start()
 
     async def close(self) -> None:
         await self.background.drain()  # before anything it may use closes
         await self.tool_data.partners.close()  # leads still waiting are written before the store closes
         await self.tool_data.models.aclose()
         await self.keys.drain()
+        await self.usage.close()  # the day's counts so far are written before the store closes
         await self.challenge.aclose()
         await self.limiter.close()
         await self.database.dispose()

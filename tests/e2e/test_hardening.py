@@ -41,7 +41,9 @@ _addresses = itertools.count(1)
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    live = start_server(tmp_path_factory.mktemp("hardening"), {"GARAGE_TOOLS_TRUSTED_PROXIES": "127.0.0.1"})
+    # The real OAuth authorization limit (the suite's servers raise it): 60 a minute per address.
+    env = {"GARAGE_TOOLS_TRUSTED_PROXIES": "127.0.0.1", "GARAGE_TOOLS_RATE_LIMIT_OAUTH_AUTHORIZE": "60/minute"}
+    live = start_server(tmp_path_factory.mktemp("hardening"), env)
     yield live
     stop_server(live)
 

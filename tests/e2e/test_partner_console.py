@@ -78,7 +78,7 @@ class Partner:
         before = len(mails_to(self.server, office(partner_id), "partner_link"))
         assert self.request_link(office(partner_id)).status_code == 303
         # The link is queued just after the answer (so its timing tells nothing about the address).
-        mails = eventually(lambda: mails_to(self.server, office(partner_id), "partner_link")[before:])
+        mails = eventually(lambda: mails_to(self.server, office(partner_id), "partner_link")[before:], seconds=30)
         assert len(mails) == 1
         link = LINK.search(mails[-1])
         assert link

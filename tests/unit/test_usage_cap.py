@@ -68,7 +68,7 @@ WORK = Tool(
     input_model=WorkIn,
     output_model=WorkOut,
     handler=work,
-    usage_cap=UsageCap(name="units", public="2/day", pro="4/day"),
+    usage_cap=UsageCap("photos"),  # its numbers are the table's photo rules: 2 and 4 a day in `client`
 )
 
 
@@ -97,7 +97,8 @@ async def _delete_keys(prefix: str) -> None:
 
 @pytest.fixture
 def client(settings: Settings) -> Iterator[TestClient]:
-    app = create_app(settings, registry=Registry([WORK, tool("echo")]))
+    capped = settings.model_copy(update={"rate_limit_photos_public": "2/day", "rate_limit_photos_pro": "4/day"})
+    app = create_app(capped, registry=Registry([WORK, tool("echo")]))
     with TestClient(app, base_url="http://127.0.0.1:8000") as test_client:
         yield test_client
 
@@ -143,7 +144,7 @@ def left(client: TestClient, name: str, window: str) -> int:
 def test_successes_count_on_every_surface_and_the_next_is_refused(client: TestClient) -> None:
     first = client.post("/api/v1/work", json={"text": "hi"})
     assert first.status_code == 200
-    assert '"units-public-day";q=2;w=86400' in first.headers["ratelimit-policy"]
+    assert '"photos-public-day";q=2;w=86400' in first.headers["ratelimit-policy"]
     assert mcp(client, "work", {"text": "hi"})[:2] == (False, "")  # the second, over MCP
     refused = client.post("/api/v1/work", json={"text": "hi"})
     assert refused.status_code == 429 and refused.json()["error"]["code"] == "rate_limited"
@@ -158,8 +159,8 @@ def test_calls_refused_for_their_input_leave_the_cap_untouched(client: TestClien
         assert rest(client, "work", {}) == (400, "invalid_arguments")
         assert mcp(client, "work", {"text": "refuse"})[:2] == (True, "tool_error")
         assert mcp(client, "work", {"text": 12})[:2] == (True, "invalid_arguments")
-    assert left(client, "work", "units-public-day") == 1
-    assert left(client, "work", "units-public-day") == 0
+    assert left(client, "work", "photos-public-day") == 1
+    assert left(client, "work", "photos-public-day") == 0
     assert rest(client, "work", {"text": "ok"}) == (429, "rate_limited")
 
 
@@ -175,7 +176,7 @@ def test_an_outage_is_given_back_but_work_done_is_not(client: TestClient) -> Non
 def units_left(ratelimit: str) -> int:
     """What a `RateLimit` header says is left of the cap's day window."""
     fields = dict(item.split(";", 1) for item in ratelimit.split(", "))
-    return int(fields['"units-public-day"'].split(";")[0].removeprefix("r="))
+    return int(fields['"photos-public-day"'].split(";")[0].removeprefix("r="))
 
 
 def test_the_answer_of_a_call_given_back_does_not_count_it(client: TestClient) -> None:
@@ -203,16 +204,16 @@ def test_a_call_that_never_reaches_the_tool_is_given_back(client: TestClient) ->
     for _ in range(3):
         is_error, code, _ = mcp(client, "work", {"text": "hi"}, version="1999-01-01")
         assert is_error and code != ""
-    assert left(client, "work", "units-public-day") == 1
+    assert left(client, "work", "photos-public-day") == 1
 
 
 def test_a_browser_call_refused_by_the_challenge_is_given_back(tmp_path: Path) -> None:
-    settings = Settings(_env_file=None, data_dir=tmp_path, challenge_secret="secret")
+    settings = Settings(_env_file=None, data_dir=tmp_path, challenge_secret="secret", rate_limit_photos_public="2/day")
     with TestClient(create_app(settings, registry=Registry([WORK])), base_url="http://127.0.0.1:8000") as client:
         for _ in range(3):
             refused = client.post("/api/v1/work", json={"text": "hi"}, headers={"Origin": "https://other.example"})
             assert refused.status_code == 403 and refused.json()["error"]["code"] == "challenge_required"
-        assert left(client, "work", "units-public-day") == 1
+        assert left(client, "work", "photos-public-day") == 1
 
 
 def test_twenty_bad_photos_then_twenty_good_ones_then_the_cap(photo_client: TestClient) -> None:

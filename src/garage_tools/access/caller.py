@@ -40,7 +40,8 @@ class Caller:
     key_id: str | None = None
     origin: str | None = None
     credential_error: ServiceError | None = None
-    partition: str = ""  # the rate-limit bucket: tier and address (an IPv6 /64), set by the gate
+    partition: str = ""  # the rate-limit bucket: tier and address (an IPv6 /64), or the key, set by the gate
+    plan: str = "public"  # the name of the plan its calls count against (`access/limits.py` `PLANS`)
     reservation: Reservation | None = None  # the usage-cap units this call holds, set by the gate
 
     @classmethod

@@ -18,6 +18,7 @@ class Credentials:
     key_id: str | None = None
     error: ServiceError | None = None
     only_on: str | None = None  # the one endpoint an OAuth access token is bound to (RFC 8707)
+    plan: str | None = None  # the key's (or connected app's) own plan; None: the default plan
 
 
 ANONYMOUS = Credentials(tier=Tier.PUBLIC)
@@ -65,7 +66,7 @@ async def authenticate(authorization: list[str], keys: KeyService, apps: OAuthSe
             else f"The API key is not valid or has been revoked. Keys start with '{PREFIX}'."
         )
         return Credentials(tier=Tier.PUBLIC, error=InvalidKey(hint))
-    return Credentials(tier=Tier.PRO, key_id=record.id)
+    return Credentials(tier=Tier.PRO, key_id=record.id, plan=record.plan)
 
 
 async def _access_token(token: str, apps: OAuthService) -> Credentials:
@@ -81,4 +82,4 @@ async def _access_token(token: str, apps: OAuthService) -> Credentials:
     if grant is None:
         hint = "The access token is not valid, has expired or was revoked: refresh it, or connect the app again."
         return Credentials(tier=Tier.PUBLIC, error=InvalidKey(hint))
-    return Credentials(tier=Tier.PRO, key_id=f"oauth:{grant.id}", only_on=RESOURCE_PATH)
+    return Credentials(tier=Tier.PRO, key_id=f"oauth:{grant.id}", only_on=RESOURCE_PATH, plan=grant.plan)

@@ -150,6 +150,13 @@ class KeyService:
         self.cache.forget(key_id)
         return record
 
+    async def set_plan(self, key_id: str, plan: str | None) -> KeyRecord | None:
+        """Put a key on `plan` (None: the default); this process's cache forgets it at once, every other
+        process's within its `ttl` (GARAGE_TOOLS_KEY_CACHE_SECONDS), as a revocation does."""
+        record = await self.repository.set_plan(key_id, plan)
+        self.cache.forget(key_id)
+        return record
+
     def is_cached(self, token: str) -> bool:
         """Whether verifying `token` would be answered from the cache, without the store."""
         return parse_key(token) is None or self.cache.get(hash_key(token))[0]

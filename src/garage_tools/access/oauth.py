@@ -100,6 +100,7 @@ class AccessGrant:
     email: str
     expires_at: datetime
     client_id: str = ""
+    plan: str | None = None  # the grant's own plan; None: the default plan
 
 
 class GrantCode(AuthorizationCode):
@@ -372,7 +373,9 @@ class OAuthService:
             record = await self.repository.token(token_hash, ACCESS)
             grant = None
             if record is not None and record.grant.live and record.grant.email is not None:
-                grant = AccessGrant(record.grant.id, record.grant.email, record.expires_at, record.grant.client_id)
+                grant = AccessGrant(
+                    record.grant.id, record.grant.email, record.expires_at, record.grant.client_id, record.grant.plan
+                )
             self.cache.put(token_hash, grant)
         if grant is None or grant.expires_at <= self.clock():
             return None
@@ -414,6 +417,12 @@ class OAuthService:
     async def connected(self, email: str | None) -> list[GrantRecord]:
         """The applications `email` (everyone: None) has connected and not revoked, newest first."""
         return await self.repository.connected(email)
+
+    async def set_plan(self, grant_id: str, plan: str | None) -> GrantRecord | None:
+        """Put a connected app on `plan`; this process's cache forgets it at once, others within the key cache time."""
+        record = await self.repository.set_plan(grant_id, plan)
+        self.cache.forget(grant_id)
+        return record
 
     async def revoke(self, grant_id: str, email: str | None = None) -> GrantRecord | None:
         """Revoke a grant and all its tokens (only `email`'s when given); at once in this process, elsewhere

@@ -16,10 +16,11 @@ from garage_tools.access.challenge import ChallengeVerifier
 from garage_tools.access.client_ip import ClientAddressResolver, rate_limit_partition
 from garage_tools.access.credentials import ANONYMOUS, Credentials, authenticate, bearer_token
 from garage_tools.access.keys import KeyService
-from garage_tools.access.limits import Limits
+from garage_tools.access.limits import Limits, Per
 from garage_tools.access.oauth import OAuthService
 from garage_tools.access.origins import OriginPolicy, origin_of
 from garage_tools.access.ratelimit import Decision, Policy, RateLimiter
+from garage_tools.access.usage import UsageCounter
 from garage_tools.errors import InvalidKey, RateLimited
 from garage_tools.headers import RequestHeaders
 from garage_tools.inputs import check_body
@@ -43,6 +44,7 @@ class Access:
         addresses: ClientAddressResolver,
         base_url: Callable[[Scope], str],
         body_timeout: float,
+        usage: UsageCounter | None = None,
     ) -> None:
         self.keys = keys
         self.apps = apps
@@ -53,6 +55,7 @@ class Access:
         self.addresses = addresses
         self.base_url = base_url
         self.body_timeout = body_timeout
+        self.usage = usage
         self.body_deadlines = BodyDeadlines()
 
     def client_ip(self, scope: Scope) -> str | None:
@@ -70,6 +73,11 @@ class Access:
                 f"Elsewhere, send an API key: 'Authorization: Bearer {EXAMPLE}'."
             )
             credentials = Credentials(tier=Tier.PUBLIC, error=InvalidKey(message))
+        plan = self.limits.plan(credentials.plan, credentials.tier)
+        if plan.per is Per.KEY and credentials.key_id is not None:
+            partition = f"key:{credentials.key_id}"
+        else:
+            partition = f"{_TIER_NAMES[credentials.tier]}:{partition}"
         return Caller(
             tier=credentials.tier,
             surface=surface,
@@ -77,7 +85,8 @@ class Access:
             key_id=credentials.key_id,
             origin=headers.origin,
             credential_error=credentials.error,
-            partition=f"{_TIER_NAMES[credentials.tier]}:{partition}",
+            partition=partition,
+            plan=plan.name,
         )
 
     async def _credentials(self, headers: RequestHeaders, partition: str) -> Credentials:
@@ -122,14 +131,28 @@ class Access:
     async def rate_limit(self, caller: Caller, policies: Sequence[Policy]) -> Decision:
         return await self.limiter.check(caller.partition, policies)
 
+    async def count_rule(self, rule: str, ip: str | None, *, partition: str | None = None) -> Decision:
+        """Count one request against rule `rule` of the table (`access/limits.py`), for the client address `ip`,
+        or for `partition` when the rule counts something else (an e-mail address's hash). When it is full, the
+        decision's `error()` is the refusal: use `refused(rule, decision)` for its words."""
+        bucket = partition if partition is not None else rate_limit_partition(ip)
+        return await self.limiter.check(f"{rule}:{bucket}", [self.limits.policy(rule)])
+
+    def refused(self, rule: str, decision: Decision) -> RateLimited:
+        """The 429 of a full rule, in words that name what it counts (no tier, no key advice: these are not tool
+        calls), with `Retry-After` and the `RateLimit` fields."""
+        return self.limits.refusal(rule, decision)
+
     async def count_call(self, caller: Caller, tool: str | None) -> tuple[Decision, Caller]:
-        """Count a call of `tool` against the tier's limits and the tool's usage cap, in one atomic step.
+        """Count a call of `tool` against the caller's plan's limits and the tool's usage cap, in one atomic step.
 
         The cap's unit is reserved, not spent: the caller returned carries the reservation, for `invoke`
         to settle once the tool's outcome is known (`access/limits.py` `UsageCap`).
         """
-        cap = self.limits.cap_of(caller.tier, tool)
-        decision = await self.limiter.check(caller.partition, self.limits.for_call(caller.tier, tool), reserve=cap)
+        policies, cap = self.limits.for_call(caller.plan, tool)
+        decision = await self.limiter.check(caller.partition, policies, reserve=cap)
+        if caller.key_id is not None and decision.allowed and self.usage is not None:
+            self.usage.note(caller.key_id)  # a dictionary increment; written in batches (`access/usage.py`)
         if decision.reservation is not None:
             caller = replace(caller, reservation=decision.reservation)
         return decision, caller

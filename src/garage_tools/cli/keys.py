@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from garage_tools.cli.runner import load_settings, run_with_services
+
+if TYPE_CHECKING:
+    from garage_tools.services import Services
 
 
 @click.group()
@@ -42,6 +47,34 @@ def keys_list(email: str | None) -> None:
         status = "active" if r.active else "revoked"
         last = r.last_used_at.strftime("%Y-%m-%d %H:%M") if r.last_used_at else "never"
         click.echo(f"{r.id:<12} {status:<8} {r.created_at:%Y-%m-%d %H:%M}     {last:<20} {r.owner_email} ({r.name})")
+
+
+@keys.command("plan")
+@click.argument("key_id")
+@click.argument("plan")
+def keys_plan(key_id: str, plan: str) -> None:
+    """Put the key KEY_ID (or the connected app with that id) on PLAN; `default` follows GARAGE_TOOLS_DEFAULT_PLAN.
+
+    It applies at once in running servers' next key check (within GARAGE_TOOLS_KEY_CACHE_SECONDS).
+    """
+    from garage_tools.access.limits import PLANS
+
+    names = [known.name for known in PLANS]
+    if plan != "default" and plan not in names:
+        raise click.BadParameter(f"must be one of {', '.join([*names, 'default'])}", param_hint="PLAN")
+    chosen = None if plan == "default" else plan
+
+    async def change(services: Services) -> str | None:
+        record = await services.keys.set_plan(key_id, chosen)
+        if record is not None:
+            return f"key {record.id} ({record.owner_email}, {record.name})"
+        grant = await services.oauth.set_plan(key_id, chosen)
+        return f"connected app {grant.id} ({grant.email})" if grant is not None else None
+
+    changed = run_with_services(load_settings(), change)
+    if changed is None:
+        raise click.ClickException(f"no key or connected app with id {key_id!r}")
+    click.echo(f"{changed} is now on the {plan} plan")
 
 
 @keys.command("revoke")

@@ -244,6 +244,7 @@ def partners_digest(base_url: str | None) -> None:
 @click.option("--base-url", default=None, help="Where the console is (default: GARAGE_TOOLS_PUBLIC_BASE_URL).")
 def partners_invite(partner_id: str, base_url: str | None) -> None:
     """Mail PARTNER_ID's contact address a link that signs it in to the partner console."""
+    from garage_tools.access.limits import Limits
     from garage_tools.store.partner_console import PartnerConsoleRepository
     from garage_tools.store.portal import PortalRepository
     from garage_tools.web.partners.endpoints import CONFIRM_PATH
@@ -264,7 +265,10 @@ def partners_invite(partner_id: str, base_url: str | None) -> None:
                 f"partner {partner_id!r} is not in the directory, is inactive, or has no contactEmail "
                 "(add it to the directory file and import it)"
             )
-        sign_in = SignIn(PortalRepository(services.database), services.limiter, services.outbox, PARTNERS)
+        limits = Limits(services.settings)
+        sign_in = SignIn(
+            PortalRepository(services.database), services.limiter, services.outbox, PARTNERS, limits=limits
+        )
         sent = []
         for address in addresses:
 

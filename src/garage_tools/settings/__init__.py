@@ -17,6 +17,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from garage_tools.redis_address import RedisAddress
+from garage_tools.settings.limits import LimitSettings
 from garage_tools.settings.mail import MailSettings
 from garage_tools.settings.models import ModelSettings
 from garage_tools.settings.webhooks import WebhookSettings
@@ -30,9 +31,10 @@ def _split_commas(value: object) -> object:
     return value
 
 
-class Settings(MailSettings, ModelSettings, WebhookSettings):
-    """Runtime configuration. Every field can be set as `GARAGE_TOOLS_<FIELD>`; mail and model providers
-    have their own groups (`settings/mail.py`, `settings/models.py`, `settings/webhooks.py`)."""
+class Settings(LimitSettings, MailSettings, ModelSettings, WebhookSettings):
+    """Runtime configuration. Every field can be set as `GARAGE_TOOLS_<FIELD>`; mail, model providers, rate
+    limits and webhooks have their own groups (`settings/mail.py`, `settings/models.py`, `settings/limits.py`,
+    `settings/webhooks.py`)."""
 
     model_config = SettingsConfigDict(
         env_prefix="GARAGE_TOOLS_",
@@ -148,21 +150,6 @@ class Settings(MailSettings, ModelSettings, WebhookSettings):
         default=None, description="Widget action (`data-action`) a challenge token must carry. Default: any action."
     )
 
-    rate_limit_public: str = Field(
-        default="60/minute;2000/day",
-        description="Tool calls per client IP on the public tier, in the `limits` notation (`N/period;...`).",
-    )
-    rate_limit_pro: str = Field(
-        default="240/minute;10000/day", description="Tool calls per client IP with an API key (pro tier)."
-    )
-    rate_limit_mcp_protocol: str = Field(
-        default="600/minute",
-        description="MCP handshakes and listings (initialize, tools/list, ping) per client IP; tool calls count apart.",
-    )
-    rate_limit_bad_keys: str = Field(
-        default="20/minute",
-        description="Invalid API keys an address may send before its keyed calls get 429 (forged-key floods).",
-    )
     redis_url: str | None = Field(
         default=None,
         description="Redis for rate limits shared by several processes or hosts, e.g. `redis://10.0.0.5:6379/0`. "

@@ -24,6 +24,7 @@ class KeyRecord:
     created_at: datetime
     last_used_at: datetime | None
     revoked_at: datetime | None
+    plan: str | None = None  # its own plan; None: the default plan (`access/limits.py`)
 
     @property
     def active(self) -> bool:
@@ -39,6 +40,7 @@ def _record(row: ApiKey) -> KeyRecord:
         created_at=_aware(row.created_at),
         last_used_at=_aware(row.last_used_at) if row.last_used_at else None,
         revoked_at=_aware(row.revoked_at) if row.revoked_at else None,
+        plan=row.plan,
     )
 
 
@@ -92,6 +94,15 @@ class ApiKeyRepository:
                 return None
             if row.revoked_at is None:
                 row.revoked_at = datetime.now(UTC)
+            return _record(row)
+
+    async def set_plan(self, key_id: str, plan: str | None) -> KeyRecord | None:
+        """Put a key on `plan` (None: back to the default plan); None if there is no such key."""
+        async with self._db.session() as session, session.begin():
+            row = await session.get(ApiKey, key_id)
+            if row is None:
+                return None
+            row.plan = plan
             return _record(row)
 
     async def touch(self, record: KeyRecord) -> None:

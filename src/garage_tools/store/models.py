@@ -49,6 +49,7 @@ class ApiKey(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    plan: Mapped[str | None] = mapped_column(String(32), default=None)  # None: the default plan (settings)
 
 
 WEBHOOK_CHANNEL = "webhook"  # an outbox row that is a webhook delivery (`store/webhooks.py`); else e-mail
@@ -327,6 +328,17 @@ class OAuthGrant(Base):
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     allowed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    plan: Mapped[str | None] = mapped_column(String(32), default=None)  # None: the default plan (settings)
+
+
+class KeyUsage(Base):
+    """A key's tool calls on one day (UTC): API keys by id, connected apps as `oauth:<grant id>`."""
+
+    __tablename__ = "key_usage"
+
+    key_id: Mapped[str] = mapped_column(String(48), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    calls: Mapped[int] = mapped_column(Integer)
 
 
 class OAuthToken(Base):

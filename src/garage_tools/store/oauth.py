@@ -61,6 +61,7 @@ class GrantRecord:
     allowed_at: datetime | None
     revoked_at: datetime | None
     client_name: str = ""
+    plan: str | None = None  # its own plan; None: the default plan (`access/limits.py`)
 
     @property
     def live(self) -> bool:
@@ -100,6 +101,7 @@ def _grant(row: OAuthGrant, client_name: str = "") -> GrantRecord:
         allowed_at=_aware(row.allowed_at) if row.allowed_at else None,
         revoked_at=_aware(row.revoked_at) if row.revoked_at else None,
         client_name=shown(client_name),
+        plan=row.plan,
     )
 
 
@@ -258,6 +260,15 @@ class OAuthRepository:
                 return None
             if row.revoked_at is None:
                 row.revoked_at = self.clock()
+            return _grant(row)
+
+    async def set_plan(self, grant_id: str, plan: str | None) -> GrantRecord | None:
+        """Put a connected app on `plan` (None: back to the default plan); None if there is no such grant."""
+        async with self._db.session() as session, session.begin():
+            row = await session.get(OAuthGrant, grant_id)
+            if row is None:
+                return None
+            row.plan = plan
             return _grant(row)
 
     async def connected(self, email: str | None) -> list[GrantRecord]:

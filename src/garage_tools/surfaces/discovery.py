@@ -16,6 +16,8 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import Scope
 
 from garage_tools import __version__
+from garage_tools.access.limits import Limits
+from garage_tools.access.limits_text import overview, plain_lines
 from garage_tools.errors import ServiceUnavailable
 from garage_tools.key_format import PREFIX
 from garage_tools.registry import AuthPolicy, Registry
@@ -53,7 +55,7 @@ def tool_index(registry: Registry, base: str) -> dict[str, Any]:
     }
 
 
-def llms_txt(registry: Registry, base: str) -> str:
+def llms_txt(registry: Registry, base: str, limits: Limits) -> str:
     lines = [
         "# Garage Door Tools",
         "",
@@ -71,6 +73,10 @@ def llms_txt(registry: Registry, base: str) -> str:
         "- Safety: when a result has safetyFlag true or diyRisk 'unsafe', tell the user to stop using the door",
         "  and call a professional.",
         "- Limits: 429 rate_limited and 503 service_unavailable carry Retry-After (seconds); wait that long.",
+        "",
+        "## Limits",
+        "",
+        *plain_lines(overview(limits)),
         "",
         "## Docs",
         "",
@@ -90,8 +96,11 @@ def llms_txt(registry: Registry, base: str) -> str:
 
 
 class Discovery:
-    def __init__(self, services: Services, registry: Registry, base_url: Callable[[Scope], str]) -> None:
+    def __init__(
+        self, services: Services, registry: Registry, base_url: Callable[[Scope], str], limits: Limits
+    ) -> None:
         self.services = services
+        self.limits = limits
         self.registry = registry
         self.base_url = base_url
         self._openapi: dict[str, tuple[bytes, str]] = {}  # base URL -> the document and its ETag
@@ -112,7 +121,7 @@ class Discovery:
         return Response(found[0], media_type="application/json", headers={"ETag": found[1]})
 
     async def llms(self, request: Request) -> Response:
-        return PlainTextResponse(llms_txt(self.registry, self.base_url(request.scope)))
+        return PlainTextResponse(llms_txt(self.registry, self.base_url(request.scope), self.limits))
 
     async def docs(self, request: Request) -> Response:
         """The old docs page's address: the interactive reference replaces it (308 keeps the method)."""

@@ -31,11 +31,9 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from garage_tools.access.body import replay
-from garage_tools.access.client_ip import rate_limit_partition
 from garage_tools.access.oauth import RESOURCE_PATH, SCOPE, OAuthService, resource_url, same_resource
 from garage_tools.access.oauth_requests import AuthorizationProblem, parameters
 from garage_tools.access.policy import Access
-from garage_tools.access.ratelimit import Policy
 from garage_tools.errors import ServiceError
 from garage_tools.headers import RequestHeaders
 from garage_tools.surfaces.responses import error_response, json_response
@@ -43,14 +41,13 @@ from garage_tools.surfaces.responses import error_response, json_response
 PROTECTED_RESOURCE = "/.well-known/oauth-protected-resource"
 AUTHORIZATION_SERVER = "/.well-known/oauth-authorization-server"
 MAX_BODY = 8 * 1024  # a registration or token request is a few hundred bytes
-REGISTRATIONS_PER_IP = Policy.parse("oauth-register-ip", "20/hour")
-#: A person starts an authorization now and then; a flood from one address stores nothing past this.
-AUTHORIZATIONS_PER_IP = Policy.parse("oauth-authorize-ip", "60/minute")
-#: Hosted connectors refresh for many people from few addresses: generous, but not unbounded.
-TOKENS_PER_IP = Policy.parse("oauth-token-ip", "300/minute")
+#: The rules of `access/limits.py` each endpoint counts, per client address.
+REGISTER, AUTHORIZE, TOKEN = "oauth-register", "oauth-authorize", "oauth-token"
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 #: A page telling a person why an authorization cannot go on (the pages live above this layer: app.py wires it).
 ProblemPage = Callable[[Request, str], Response]
+#: A page telling a person the service refused them for now (too many requests), with the error's status.
+RefusalPage = Callable[[Request, ServiceError], Response]
 #: Metadata is the same for every caller of one host; it moves only with the operator's base URL.
 CACHED = {"Cache-Control": "public, max-age=300"}
 
@@ -61,10 +58,22 @@ def oauth_error(code: str, description: str, status: int = 400) -> Response:
 
 
 class OAuthEndpoints:
-    def __init__(self, oauth: OAuthService, access: Access, problem_page: ProblemPage | None = None) -> None:
+    def __init__(
+        self,
+        oauth: OAuthService,
+        access: Access,
+        problem_page: ProblemPage | None = None,
+        refusal_page: RefusalPage | None = None,
+    ) -> None:
         self.oauth = oauth
         self.access = access
         self.problem_page = problem_page
+        self.refusal_page = refusal_page
+
+    async def _limited(self, rule: str, request: Request) -> ServiceError | None:
+        """The refusal when this request's address is over rule `rule`, else None (the request was counted)."""
+        decision = await self.access.count_rule(rule, self.access.client_ip(request.scope))
+        return None if decision.allowed else self.access.refused(rule, decision)
 
     def _base(self, request: Request) -> str:
         return self.access.base_url(request.scope)
@@ -109,8 +118,9 @@ class OAuthEndpoints:
 
     async def register(self, request: Request) -> Response:
         """Dynamic client registration: public clients only (PKCE, no secret); redirect URIs checked."""
-        if (refused := await self._limited(request, "oauth-register", REGISTRATIONS_PER_IP)) is not None:
-            return refused
+        limited = await self._limited(REGISTER, request)
+        if limited is not None:  # an API key changes nothing here: registrations are counted per address
+            return error_response(limited)
         try:
             body = await self._body(request)
             metadata = OAuthClientMetadata.model_validate_json(body)
@@ -131,16 +141,20 @@ class OAuthEndpoints:
 
         A request that fails a check is answered here, never on the app's redirect URI: anyone can register
         one, so sending errors there would make this an open redirect (RFC 9700 §4.11.2). A person gets the
-        service's page, a program OAuth's JSON error. The app hears back once the person has decided.
+        service's page, a program OAuth's JSON error. The app hears back once the person has decided. Too many
+        requests from one address are refused before anything is stored, on the service's own page too.
         """
-        if (refused := await self._limited(request, "oauth-authorize", AUTHORIZATIONS_PER_IP)) is not None:
-            return refused
+        accept = RequestHeaders.of(request.scope).accept or ""
+        refused = await self._limited(AUTHORIZE, request)
+        if refused is not None:
+            if self.refusal_page is not None and "text/html" in accept:
+                return self.refusal_page(request, refused)
+            return error_response(refused)
         service = self._service(request)
         try:
             query = parameters(request.scope.get("query_string", b""))
             checked = await service.authorization_request(query)
         except AuthorizationProblem as problem:
-            accept = RequestHeaders.of(request.scope).accept or ""
             if self.problem_page is not None and "text/html" in accept:
                 return self.problem_page(request, problem.description)
             return oauth_error(problem.error, problem.description)
@@ -148,9 +162,14 @@ class OAuthEndpoints:
         return RedirectResponse(consent, status_code=302, headers=NO_STORE)
 
     async def token(self, request: Request) -> Response:
-        """Swap a code (with its PKCE verifier) or a refresh token for fresh tokens bound to `/mcp-pro`."""
-        if (refused := await self._limited(request, "oauth-token", TOKENS_PER_IP)) is not None:
-            return refused
+        """Swap a code (with its PKCE verifier) or a refresh token for fresh tokens bound to `/mcp-pro`.
+
+        Too many requests from one address get 429 in OAuth's error shape, with `Retry-After`."""
+        refused = await self._limited(TOKEN, request)
+        if refused is not None:
+            answer = oauth_error("temporarily_unavailable", refused.message, refused.status)
+            answer.headers.update(refused.headers)
+            return answer
         try:
             body = await self._body(request)
         except ServiceError as error:
@@ -179,13 +198,6 @@ class OAuthEndpoints:
         await self.oauth.revoke_for(client.client_id, str(form.get("token") or ""))
         return Response(status_code=200, headers=NO_STORE)
 
-    async def _limited(self, request: Request, name: str, policy: Policy) -> Response | None:
-        """The 429 (the envelope) when the caller's address is over `policy`, else None. Counted per address:
-        an API key changes nothing here, so the message offers none."""
-        partition = rate_limit_partition(self.access.client_ip(request.scope))
-        decision = await self.access.limiter.check(f"{name}:{partition}", [policy])
-        return None if decision.allowed else error_response(decision.error(per="this address", advice=None))
-
     async def _body(self, request: Request) -> bytes:
         return await self.access.read_body(request.receive, RequestHeaders.of(request.scope), MAX_BODY)
 
@@ -197,9 +209,14 @@ def _form(body: bytes) -> dict[str, Any]:
         return {}
 
 
-def oauth_routes(oauth: OAuthService, access: Access, problem_page: ProblemPage | None = None) -> list[BaseRoute]:
+def oauth_routes(
+    oauth: OAuthService,
+    access: Access,
+    problem_page: ProblemPage | None = None,
+    refusal_page: RefusalPage | None = None,
+) -> list[BaseRoute]:
     """The OAuth routes, for `create_app`'s route list."""
-    endpoints = OAuthEndpoints(oauth, access, problem_page)
+    endpoints = OAuthEndpoints(oauth, access, problem_page, refusal_page)
     return [
         Route(PROTECTED_RESOURCE + RESOURCE_PATH, endpoints.resource_metadata, methods=["GET"]),
         Route(PROTECTED_RESOURCE, endpoints.resource_metadata, methods=["GET"]),

@@ -348,5 +348,5 @@ TOOL = Tool(
     handler=visual_diagnose,
     annotations=Annotations(read_only=True, idempotent=True, open_world=True),
     max_body_bytes=PHOTO_TOOL_BODY_BYTES,
-    usage_cap=UsageCap("photos", "20/day", "100/day"),
+    usage_cap=UsageCap("photos"),
 )

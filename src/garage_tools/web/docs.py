@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from garage_tools.access.caller import Tier
+from garage_tools.access.limits_text import overview
 from garage_tools.access.policy import Access
 from garage_tools.errors import ALL_ERRORS
 from garage_tools.registry import AuthPolicy, Registry, Tool
@@ -142,18 +142,10 @@ class DocsPages:
         return response
 
     async def agent_guide(self, request: Request) -> Response:
-        limits = self.access.limits
-        caps = [
-            (tool_name, policy.describe())
-            for (tool_name, tier), policy in limits.tool_caps.items()
-            if tier is Tier.PUBLIC
-        ]
         context = {
             "base": self._base(request),
             "guides": tool_guides(self.registry),
-            "public_limits": limits.public.describe(),
-            "pro_limits": limits.pro.describe(),
-            "caps": caps,
+            "limits": overview(self.access.limits),
             "errors": [(error.code, error.status) for error in ALL_ERRORS],
         }
         return render(request, "ai.html", context)

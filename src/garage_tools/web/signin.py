@@ -31,7 +31,8 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from garage_tools.access.client_ip import rate_limit_partition
-from garage_tools.access.ratelimit import Policy, RateLimiter
+from garage_tools.access.limits import Limits
+from garage_tools.access.ratelimit import RateLimiter
 from garage_tools.access.tokens import new_secret, secret_hash
 from garage_tools.lifetime import Background
 from garage_tools.mail import Mail, Outbox
@@ -42,8 +43,8 @@ log = logging.getLogger(__name__)
 
 LINK_LIFETIME = timedelta(minutes=15)
 SESSION_LIFETIME = timedelta(days=7)
-LINKS_PER_ADDRESS = Policy.parse("portal-link-address", "3 per 15 minutes")
-LINKS_PER_IP = Policy.parse("portal-link-ip", "10/hour")
+#: The rules of `access/limits.py` a link request counts against: per client address, per e-mail address.
+LINKS_PER_IP, LINKS_PER_ADDRESS = "sign-in-ip", "sign-in-address"
 MAX_TOKEN = 128  # longer than any token we make: refused before it reaches the store
 
 _CSRF_LABEL = b"garage-tools portal csrf"
@@ -124,10 +125,12 @@ class SignIn:
         outbox: Outbox,
         audience: Audience = DEVELOPERS,
         admits: Admits | None = None,
+        limits: Limits | None = None,
         background: Background | None = None,
     ) -> None:
         self.store = store
         self.limiter = limiter
+        self.limits = limits or Limits.defaults()
         self.outbox = outbox
         self.audience = audience
         self.admits = admits
@@ -150,12 +153,14 @@ class SignIn:
         to, is where the link brings its reader after signing in. Callers answer the same either way. The
         per-IP budget is checked first, so a flood from one address spends nobody's per-address budget.
         """
-        by_ip = await self.limiter.check(f"ip:{rate_limit_partition(ip)}", [LINKS_PER_IP])
+        by_ip = await self.limiter.check(f"ip:{rate_limit_partition(ip)}", [self.limits.policy(LINKS_PER_IP)])
         if not by_ip.allowed:
             log.warning("sign-in link not sent: too many requests from %s", ip)
             return False
         # Hashed: the limiter's keys (in Redis, perhaps) need not hold addresses.
-        by_address = await self.limiter.check(f"address:{secret_hash(email)[:32]}", [LINKS_PER_ADDRESS])
+        by_address = await self.limiter.check(
+            f"address:{secret_hash(email)[:32]}", [self.limits.policy(LINKS_PER_ADDRESS)]
+        )
         if not by_address.allowed:
             log.warning("sign-in link not sent: too many requests for one address (last from %s)", ip)
             return False

@@ -214,5 +214,5 @@ TOOL = Tool(
     output_model=RequestServiceOutput,
     handler=request_service,
     annotations=Annotations(read_only=False, idempotent=False, destructive=False, open_world=True),
-    usage_cap=UsageCap(name="service-requests", public="10/day", pro="200/day"),
+    usage_cap=UsageCap("service-requests"),
 )

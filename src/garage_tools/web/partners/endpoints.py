@@ -83,6 +83,7 @@ class Console:
             services.outbox,
             PARTNERS,
             admits=self._admits,
+            limits=access.limits,
             background=services.background,
         )
         self.pages = SignInPages(

@@ -16,6 +16,7 @@ from starlette.responses import Response
 
 from garage_tools.access.oauth import ACCESS_LIFETIME, REFRESH_LIFETIME
 from garage_tools.access.oauth_requests import is_loopback
+from garage_tools.errors import ServiceError
 from garage_tools.store.oauth import GrantRecord
 from garage_tools.web.pages import PAGE_HEADERS, render
 from garage_tools.web.signin import Session
@@ -54,6 +55,13 @@ def problem_page(request: Request, problem: str) -> Response:
     )
     context = {"title": "This app could not be connected", "message": message}
     return render(request, "portal/message.html", context, status=400, headers={"Cache-Control": "no-store"})
+
+
+def refusal_page(request: Request, error: ServiceError) -> Response:
+    """What a person sees when the service refuses to start a connection for now (too many from their address)."""
+    context = {"title": "Too many connection attempts", "message": error.message}
+    headers = {"Cache-Control": "no-store", **error.headers}
+    return render(request, "portal/message.html", context, status=error.status, headers=headers)
 
 
 def consent_page(request: Request, grant: GrantRecord, developer: Session) -> Response:

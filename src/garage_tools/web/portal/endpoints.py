@@ -30,6 +30,7 @@ from garage_tools.web.portal.forms import MAX_KEY_NAME, clean_key_name
 from garage_tools.web.portal.mail import magic_link_mail
 from garage_tools.web.portal.reveal import NewKey, NewKeySlots
 from garage_tools.web.portal.tiers import describe_tiers
+from garage_tools.web.portal.usage_chart import usage_chart
 from garage_tools.web.signin import LINK_LIFETIME, Session, SignIn, normalise_email
 from garage_tools.web.signin_pages import NO_STORE, SignInPages, as_pages
 
@@ -39,6 +40,7 @@ HOME = "/developers"
 SESSION_COOKIE = "gt_session"
 CONFIRM_PATH = "/developers/confirm/"
 MAX_ACTIVE_KEYS = 10
+USAGE_DAYS = 30  # the dashboard's chart: each active key's calls per day
 _KEY_ID = re.compile(r"^[A-Za-z0-9]{1,16}$")
 
 
@@ -49,9 +51,14 @@ class Portal:
     def __init__(self, services: Services, access: Access, registry: Registry) -> None:
         self.keys = services.keys
         self.oauth = services.oauth
+        self.usage = services.usage
         self.access = access
         self.sign_in = SignIn(
-            PortalRepository(services.database), services.limiter, services.outbox, background=services.background
+            PortalRepository(services.database),
+            services.limiter,
+            services.outbox,
+            limits=access.limits,
+            background=services.background,
         )
         self.pages = SignInPages(
             self.sign_in,
@@ -212,13 +219,19 @@ class Portal:
             notice = f"The key “{revoked.name}” ({PREFIX}{revoked.id}…) is revoked: it no longer works anywhere."
         elif disconnected:
             notice = connect.DISCONNECTED
+        limits = self.access.limits
+        apps = await self.oauth.connected(developer.email)
+        days = await self.usage.daily([key.id for key in keys if key.active], USAGE_DAYS)
         context: dict[str, Any] = {
             "developer": developer,
             "keys": keys,
+            "plans": {key.id: limits.plan(key.plan) for key in keys} | {app.id: limits.plan(app.plan) for app in apps},
+            "charts": {key_id: usage_chart(counts) for key_id, counts in days.items()},
+            "usage_days": USAGE_DAYS,
             "active": sum(key.active for key in keys),
             "max_active": MAX_ACTIVE_KEYS,
             "new_key": new_key,
-            "apps": await self.oauth.connected(developer.email),
+            "apps": apps,
             "notice": notice,
             "error": error,
             "base_url": self.pages.base_url(request),

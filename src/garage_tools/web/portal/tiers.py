@@ -1,32 +1,38 @@
-"""What each tier gives, as the portal's table shows it: read from the limits in force and the registry,
-so the page never drifts from what the gate counts."""
+"""What each plan gives, as the portal's tables show it: read from the table of limits in force
+(`access/limits_text.py`) and the registry, so the page never drifts from what the gate counts."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from garage_tools.access.caller import Tier
 from garage_tools.access.limits import Limits
+from garage_tools.access.limits_text import OtherRow, PlanColumn, overview
 from garage_tools.registry import AuthPolicy, Registry
 
 
 @dataclass(frozen=True, slots=True)
 class TierRow:
     what: str
-    public: str
-    pro: str
+    cells: tuple[str, ...]  # one per plan column
 
 
-def describe_tiers(limits: Limits, registry: Registry) -> list[TierRow]:
-    """The rows of the tier table: the general limits, each tool's cap, the tools that need a key, the price."""
-    rows = [TierRow("Tool calls, per client IP", limits.public.describe(), limits.pro.describe())]
-    for tool in registry:
-        public, pro = limits.cap_of(Tier.PUBLIC, tool.name), limits.cap_of(Tier.PRO, tool.name)
-        if tool.usage_cap is not None and public is not None and pro is not None:
-            what = f"{tool.name} ({tool.usage_cap.name}), per client IP"
-            rows.append(TierRow(what, public.describe(), pro.describe()))
+@dataclass(frozen=True, slots=True)
+class TierTable:
+    columns: tuple[PlanColumn, ...]
+    rows: tuple[TierRow, ...]
+    others: tuple[OtherRow, ...]
+    default_plan: str
+
+
+def describe_tiers(limits: Limits, registry: Registry) -> TierTable:
+    """The plan table (the limits of each plan, how they count, the tools that need a key, the price) and the
+    service's other limits."""
+    view = overview(limits)
+    rows = [TierRow(row.what, row.cells) for row in view.rows]
+    rows.append(TierRow("Counted per", tuple(column.per for column in view.plans)))
     keyed = [tool.name for tool in registry if tool.auth is AuthPolicy.BEARER]
     if keyed:
-        rows.append(TierRow(f"Needs a key: {', '.join(keyed)}", "not available (401)", "included"))
-    rows.append(TierRow("Price", "free, no sign-up", "free during the beta; no payment card"))
-    return rows
+        keyed_cells = ("not available (401)",) + ("included",) * (len(view.plans) - 1)
+        rows.append(TierRow(f"Needs a key: {', '.join(keyed)}", keyed_cells))
+    rows.append(TierRow("Price", tuple(column.note for column in view.plans)))
+    return TierTable(view.plans, tuple(rows), view.others, view.default_plan)
