@@ -91,6 +91,7 @@ class InputModel(BaseModel):
                 prop = properties[name] = _or_null(prop)
             if "type" not in prop and (kinds := _json_types(prop, handler)):
                 prop["type"] = kinds
+        _drop_generated_titles(properties)
         return json_schema
 
 
@@ -148,6 +149,20 @@ class OutputModel(BaseModel):
     """A tool's return value. Fields left as None are omitted from the JSON."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        json_schema = handler.resolve_ref_schema(handler(core_schema))
+        _drop_generated_titles(json_schema.get("properties", {}))
+        return json_schema
+
+
+def _drop_generated_titles(properties: dict[str, Any]) -> None:
+    """Leave out the titles pydantic makes up from a property's name ("Usellmfallback"): they say nothing the
+    name does not, and they cost about 5 KB of the OpenAPI document, which assistants' actions cap at 100 KB."""
+    for name, prop in properties.items():
+        if isinstance(prop, dict) and prop.get("title") == name.replace("_", " ").title():
+            del prop["title"]
 
 
 class InlineImage(OutputModel):

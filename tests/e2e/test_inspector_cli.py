@@ -57,6 +57,12 @@ CALLS: dict[str, dict[str, Any]] = {
     "visualDiagnose": {"image": IMAGE, "description": "there is a gap in the spring"},
     "identifyOpener": {"image": IMAGE},
     "ask": {"question": "How much is a new spring?", "context": "The door banged.", "zip": "84770", "doorSize": "16x7"},
+    "homeownerAnswer": {
+        "description": "loud bang and the door won't open",
+        "place": "84770",
+        "doorSize": "16x7",
+        "preferredPartnerId": "dixie-door-and-spring",
+    },
     "requestService": {  # `reportId` aside: it needs a stored inspection report
         "partnerId": "dixie-door-and-spring",
         "zip": "84770",

@@ -38,7 +38,10 @@ def test_the_widget_request_from_st_george_reaches_a_bookable_partner(
     assert body["covered"] is True
     assert body["region"] == "Southern Utah"
     assert body["partnerId"] == body["partner"]["id"]
-    assert set(body["partner"]) == {"id", "displayName", "phone", "schedulerUrl", "url"}
+    # The fields clients in the field read, plus only the optional trust facts the partner gave.
+    trust = {"licenseNumber", "insured", "yearsInBusiness", "hours", "guarantee"}
+    assert {"id", "displayName", "phone", "schedulerUrl", "url"} <= set(body["partner"])
+    assert set(body["partner"]) <= {"id", "displayName", "phone", "schedulerUrl", "url"} | trust
     assert body["partner"]["schedulerUrl"].startswith("https://")
     assert "555-01" in body["partner"]["phone"]
     assert samples.index.get(body["partnerId"]) is not None

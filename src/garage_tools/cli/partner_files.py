@@ -54,13 +54,14 @@ class Parsed(Generic[RecordT]):
 PARTNER_COLUMNS = [
     "id", "displayName", "phone", "schedulerUrl", "url", "contactEmail", "region", "regionKey", "zipPrefixes", "zips",
     "centerZip", "centerLat", "centerLon", "radiusMiles", "services", "emergency", "promotionsOptIn", "active",
+    "licenseNumber", "insured", "inBusinessSince", "hours", "guarantee", "timeZone",
 ]  # fmt: skip
 PROMOTION_COLUMNS = [
     "id", "partnerId", "title", "description", "discountType", "discountValue", "serviceTypes", "issueKeys",
     "regionKeys", "validFrom", "validUntil", "terms",
 ]  # fmt: skip
 _LISTS = {"zipPrefixes", "zips", "services", "serviceTypes", "issueKeys", "regionKeys"}
-_FLAGS = {"emergency", "promotionsOptIn", "active"}
+_FLAGS = {"emergency", "promotionsOptIn", "active", "insured"}
 _NUMBERS = {"centerLat", "centerLon", "radiusMiles", "discountValue"}
 _TRUE = {"true", "yes", "y", "1"}
 _FALSE = {"false", "no", "n", "0"}

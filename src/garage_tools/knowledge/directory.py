@@ -15,6 +15,7 @@ from datetime import date
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints, field_validator, model_validator
 
@@ -69,6 +70,17 @@ def _https_url(value: str) -> str:
 
 Phone = Annotated[str, StringConstraints(strip_whitespace=True, max_length=32), AfterValidator(_phone)]
 EmailAddress = Annotated[str, StringConstraints(strip_whitespace=True, max_length=254), AfterValidator(_email)]
+
+
+def _time_zone(value: str) -> str:
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"not an IANA time zone name: {value!r} (such as America/Denver)") from None
+    return value
+
+
+TimeZoneName = Annotated[str, StringConstraints(strip_whitespace=True, max_length=64), AfterValidator(_time_zone)]
 WebUrl = Annotated[str, StringConstraints(strip_whitespace=True, max_length=500), AfterValidator(_https_url)]
 
 
@@ -111,6 +123,27 @@ class PartnerRecord(DataModel):
         default=False, alias="promotionsOptIn", description="Its promotions may be shown to homeowners."
     )
     active: bool = Field(default=True, description="Inactive partners stay on file but receive no leads.")
+    # Trust: what a homeowner weighs before calling (shown on the pro card when given; none is required).
+    license_number: Text | None = Field(
+        default=None, alias="licenseNumber", max_length=40, description="Contractor license number, as issued."
+    )
+    insured: bool | None = Field(default=None, description="Carries liability insurance (absent: not said).")
+    in_business_since: int | None = Field(
+        default=None,
+        alias="inBusinessSince",
+        ge=1850,
+        le=2100,
+        description="The year the business began; the card counts years in business from it.",
+    )
+    hours: Text | None = Field(default=None, max_length=120, description='Opening hours in words: "Mon-Sat 7am-6pm".')
+    guarantee: Text | None = Field(
+        default=None, max_length=200, description='The service guarantee in words: "1-year warranty on parts".'
+    )
+    time_zone: TimeZoneName | None = Field(
+        default=None,
+        alias="timeZone",
+        description="IANA time zone the partner's console shows times in (absent: its state's main zone).",
+    )
 
     _dedupe = field_validator("zip_prefixes", "zips")(_unique_sorted)
 

@@ -71,6 +71,12 @@ class Listing:
     zips: tuple[str, ...] = ()
     zip_prefixes: tuple[str, ...] = ()
     position: Point | None = None  # (lat, lon) on the unit sphere, for fast distances
+    # What the pro card says of the partner's standing (each None when the partner has not said).
+    license_number: str | None = None
+    insured: bool | None = None
+    in_business_since: int | None = None
+    hours: str | None = None
+    guarantee: str | None = None
 
     def distance_to(self, lat: float, lon: float) -> float | None:
         if self.position is None:
@@ -113,6 +119,11 @@ def listing_of(record: PartnerRecord, places: Gazetteer) -> Listing:
         zips=tuple(record.zips),
         zip_prefixes=tuple(record.zip_prefixes),
         position=unit_vector(lat, lon) if lat is not None and lon is not None else None,
+        license_number=record.license_number,
+        insured=record.insured,
+        in_business_since=record.in_business_since,
+        hours=record.hours,
+        guarantee=record.guarantee,
     )
 
 

@@ -9,12 +9,13 @@ from garage_tools.partners.directory import PartnerDirectory
 from garage_tools.partners.notices import LeadNotices, problem_words
 from garage_tools.partners.referrals import ReferralRecorder
 from garage_tools.partners.request_mail import RequestMail
+from garage_tools.partners.request_webhooks import request_events
 from garage_tools.partners.requests import ServiceRequests
 from garage_tools.store.database import Database
 from garage_tools.store.partner_console import PartnerConsoleRepository
 from garage_tools.store.partners import PartnerRepository
 from garage_tools.store.referrals import ReferralRepository
-from garage_tools.store.service_requests import ServiceRequestRepository
+from garage_tools.store.service_requests import EventHook, ServiceRequestRepository
 
 
 class Partners:
@@ -55,7 +56,7 @@ class Partners:
         notices = LeadNotices(outbox, PartnerConsoleRepository(database), words)
         directory = PartnerDirectory(repository, refresh_seconds=refresh_seconds)
         mail = RequestMail(outbox, directory.current, words or {}, response_hours)
-        hooks = [mail]
+        hooks: list[EventHook] = [mail, request_events]  # e-mails; webhook deliveries to the partner's endpoints
         requests = ServiceRequests(
             ServiceRequestRepository(database, hooks=hooks),
             directory,

@@ -192,6 +192,12 @@ class Partner(Base):
     promotions_opt_in: Mapped[bool] = mapped_column(Boolean)
     active: Mapped[bool] = mapped_column(Boolean)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    license_number: Mapped[str | None] = mapped_column(String(40), default=None)
+    insured: Mapped[bool | None] = mapped_column(Boolean, default=None)
+    in_business_since: Mapped[int | None] = mapped_column(Integer, default=None)
+    hours: Mapped[str | None] = mapped_column(String(120), default=None)
+    guarantee: Mapped[str | None] = mapped_column(String(200), default=None)
+    time_zone: Mapped[str | None] = mapped_column(String(64), default=None)
 
 
 class PartnerPromotion(Base):

@@ -62,11 +62,16 @@ class LeadFilter:
 
 @dataclass(frozen=True, slots=True)
 class Profile:
-    """What a partner may change about how homeowners reach them."""
+    """What a partner may change about how homeowners reach them, and what the pro card says of them."""
 
     phone: str
     scheduler_url: str | None
     url: str
+    license_number: str | None = None
+    insured: bool | None = None
+    in_business_since: int | None = None
+    hours: str | None = None
+    guarantee: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +246,16 @@ class PartnerConsoleRepository:
 
     async def update_profile(self, partner_id: str, profile: Profile, actor: str) -> bool:
         """Set the partner's phone, booking link and website; False when there is no such partner."""
-        values = {"phone": profile.phone, "scheduler_url": profile.scheduler_url, "url": profile.url}
+        values = {
+            "phone": profile.phone,
+            "scheduler_url": profile.scheduler_url,
+            "url": profile.url,
+            "license_number": profile.license_number,
+            "insured": profile.insured,
+            "in_business_since": profile.in_business_since,
+            "hours": profile.hours,
+            "guarantee": profile.guarantee,
+        }
         return await self._change_partner(partner_id, values, actor, "profile.update")
 
     async def set_opt_in(self, partner_id: str, opt_in: bool, actor: str) -> bool:

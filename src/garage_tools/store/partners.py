@@ -122,6 +122,12 @@ def _partner_row(record: PartnerRecord, now: datetime) -> dict[str, Any]:
         "emergency": record.emergency,
         "promotions_opt_in": record.promotions_opt_in,
         "active": record.active,
+        "license_number": record.license_number,
+        "insured": record.insured,
+        "in_business_since": record.in_business_since,
+        "hours": record.hours,
+        "guarantee": record.guarantee,
+        "time_zone": record.time_zone,
         "updated_at": now,
     }
 

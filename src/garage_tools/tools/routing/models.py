@@ -111,6 +111,11 @@ class PartnerCard(OutputModel):
         default=None, description="Online booking calendar: the preferred call to action."
     )
     url: str = Field(description="Website: the fallback call to action.")
+    license_number: str | None = Field(default=None, description="Contractor license number, when given.")
+    insured: bool | None = Field(default=None, description="Carries liability insurance (absent: not said).")
+    years_in_business: int | None = Field(default=None, description="Years since the business began, when given.")
+    hours: str | None = Field(default=None, description="Opening hours in words, when given.")
+    guarantee: str | None = Field(default=None, description="The service guarantee in words, when given.")
 
 
 class Alternative(OutputModel):

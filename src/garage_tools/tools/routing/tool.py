@@ -35,7 +35,16 @@ def _card(listing: Listing) -> PartnerCard:
         phone=listing.phone,
         scheduler_url=listing.scheduler_url,
         url=listing.url,
+        license_number=listing.license_number,
+        insured=listing.insured,
+        years_in_business=_years_since(listing.in_business_since),
+        hours=listing.hours,
+        guarantee=listing.guarantee,
     )
+
+
+def _years_since(year: int | None) -> int | None:
+    return None if year is None else max(0, datetime.now(UTC).year - year)
 
 
 def _miles(value: float | None) -> float | None:

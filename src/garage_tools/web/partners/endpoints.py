@@ -225,7 +225,16 @@ class Console:
         status: int = 200,
     ) -> Response:
         partner = me.partner
-        values = form or {"phone": partner.phone, "booking": partner.scheduler_url or "", "website": partner.url}
+        values = form or {
+            "phone": partner.phone,
+            "booking": partner.scheduler_url or "",
+            "website": partner.url,
+            "license": partner.license_number or "",
+            "insured": {True: "yes", False: "no", None: ""}[partner.insured],
+            "since": str(partner.in_business_since or ""),
+            "hours": partner.hours or "",
+            "guarantee": partner.guarantee or "",
+        }
         context = {"me": me, "values": values, "problems": problems or {}, "notice": notice,
                    "refresh": self._refresh_words()}  # fmt: skip
         return render(request, "partners/profile.html", context, status=status, headers=NO_STORE)

@@ -50,10 +50,27 @@ def _valid(adapter: TypeAdapter[str], text: str) -> bool:
     return True
 
 
+INSURED = {"yes": True, "no": False, "": None}
+
+
 def read_profile(form: dict[str, str]) -> Checked[Profile]:
-    """Phone, booking link (may be empty) and website, held to the directory's rules."""
+    """Phone, booking link (may be empty) and website, and the pro card's trust facts (each may be empty), held
+    to the directory's rules."""
     phone, booking, website = (form.get(name, "").strip() for name in ("phone", "booking", "website"))
     problems = {}
+    trust: dict[str, object] = {}
+    for name, limit in (("license", 40), ("hours", 120), ("guarantee", 200)):
+        text = " ".join(form.get(name, "").split())
+        if len(text) > limit or not text.isprintable():
+            problems[name] = f"At most {limit} characters on one line, or leave it empty."
+        trust[name] = text or None
+    since = form.get("since", "").strip()
+    this_year = datetime.now(UTC).year
+    if since and not (since.isdigit() and 1850 <= int(since) <= this_year):
+        problems["since"] = f"A year such as 1998 (up to {this_year}), or leave it empty."
+    if form.get("insured", "") not in INSURED:
+        problems["insured"] = "Choose yes, no or not said."
+
     if not _valid(_PHONE, phone):
         problems["phone"] = "Enter a phone number with 10 to 15 digits, such as (435) 555-0101."
     if booking and not _valid(_URL, booking):
@@ -62,7 +79,18 @@ def read_profile(form: dict[str, str]) -> Checked[Profile]:
         problems["website"] = "Enter a web address starting with https://, such as https://doors.example.com."
     if problems:
         return Checked(problems=problems)
-    return Checked(Profile(phone=phone, scheduler_url=booking or None, url=website))
+    return Checked(
+        Profile(
+            phone=phone,
+            scheduler_url=booking or None,
+            url=website,
+            license_number=str(trust["license"]) if trust["license"] else None,
+            insured=INSURED[form.get("insured", "")],
+            in_business_since=int(since) if since else None,
+            hours=str(trust["hours"]) if trust["hours"] else None,
+            guarantee=str(trust["guarantee"]) if trust["guarantee"] else None,
+        )
+    )
 
 
 def new_promotion_id(partner_id: str) -> str:
