@@ -52,12 +52,12 @@ def partner_mail(server: LiveServer, number: str, seconds: float = 5) -> str:
 
 
 def ask_for_the_pro(visit: Visit, server: LiveServer) -> Any:
-    """The front door: the problem, the ZIP code, the pro's card; then the pro card's way to the form."""
+    """The front door: the problem, the ZIP code, the pro's card; then the pro card's button to the form."""
     visit.ask("loud bang and the door won't open")
     card = visit.find_pro("84770")
     assert card.locator(".gdr-partner-name").inner_text() == "Dixie Door & Spring"
-    query = urlencode({"partner": DIXIE, "zip": "84770", "description": "loud bang and the door won't open"})
-    visit.page.goto(f"{server.url}/requests/new?{query}")
+    card.get_by_role("link", name="Ask this pro to come out").click()
+    visit.page.wait_for_url(re.compile(r"/requests/new\?partner=dixie-door-and-spring&zip=84770&issue=banging_noise$"))
     return visit.page
 
 

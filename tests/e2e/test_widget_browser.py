@@ -180,13 +180,14 @@ def test_free_text_and_a_city(open_widget: Any) -> None:
     ]
 
 
-def test_words_that_match_nothing_get_the_hint(open_widget: Any) -> None:
+def test_words_that_match_nothing_get_ways_forward(open_widget: Any) -> None:
     widget = open_widget("/plain.html")
     widget.page.get_by_label("Or describe it in your own words").fill("the thing is acting weird")
     widget.page.get_by_role("button", name="Get a diagnosis").click()
     card = widget.page.locator(".gdr-nomatch")
     card.wait_for()
-    assert "loud bang" in card.inner_text()
+    assert "find a pro anyway" in card.inner_text()  # no dead end: the chips above, a photo, or a pro
+    widget.chip("loud bang").wait_for()
 
 
 def test_the_contractors_own_partner_id_is_preferred_and_its_offers_show(open_widget: Any) -> None:
@@ -200,6 +201,9 @@ def test_the_contractors_own_partner_id_is_preferred_and_its_offers_show(open_wi
     assert "$40 off a full tune-up" in pro.inner_text()
     [routed] = [body for tool, body in widget.sent if "place" in body]
     assert routed["preferredPartnerId"] == "dixie-door-and-spring"
+    ask = pro.get_by_role("link", name="Ask this pro to come out").get_attribute("href") or ""
+    assert ask.endswith("/requests/new?partner=dixie-door-and-spring&zip=84770&issue=banging_noise")
+    assert ask.startswith("http://127.0.0.1:")  # the service's form, not a page of the contractor's site
 
 
 def test_it_works_under_a_strict_host_csp(open_widget: Any) -> None:
