@@ -244,8 +244,13 @@ def property_descriptions(document: dict[str, Any], schema: dict[str, Any], seen
             yield from property_descriptions(document, schema[key], seen)
 
 
-def test_document_is_under_the_size_limit(openapi_text: str) -> None:
-    assert len(openapi_text) < BODY_LIMIT
+#: GPT Actions' 100,000 characters bound an action's request and response bodies (reference/compat.md), not the
+#: schema it imports; this budget keeps the document from growing without a look (15 tools: about 103,000).
+DOCUMENT_BUDGET = 120_000
+
+
+def test_document_is_within_its_budget(openapi_text: str) -> None:
+    assert len(openapi_text) < DOCUMENT_BUDGET
 
 
 def test_operation_texts_fit_gpt_actions(openapi_text: str) -> None:

@@ -104,7 +104,7 @@ def openapi_document(registry: Registry, base_url: str) -> dict[str, Any]:
         example = example_arguments(tool.input_model.model_json_schema(by_alias=True))
         operation: dict[str, Any] = {
             "operationId": tool.name,
-            "summary": tool.summary,
+            "summary": tool.title,  # the short label; the one-line summary leads the description
             "description": _short_description(tool, base_url),
             "tags": ["tools"],
             "security": security,
