@@ -42,6 +42,7 @@ SMALL_FORM_BYTES = 8 * 1024
 PHOTO_TOOL = "visualDiagnose"
 #: The homeowner's journey (tools/journey.py): both forms of the page ask it, as the page's script does.
 JOURNEY_TOOL = "homeownerAnswer"
+ASK_TOOL = "ask"
 GALLERY_PATH = "/parts/"
 #: Room beside the photo for the form's other fields.
 PHOTO_FORM_BYTES = MAX_IMAGE_BYTES + 64 * 1024
@@ -64,6 +65,7 @@ class Answer:
     verdict: dict[str, Any] | None = None
     verdict_cost: dict[str, Any] | None = None
     verdict_href: str | None = None
+    reply: dict[str, Any] | None = None  # the ask tool's answer, when the words name no symptom but it can answer
     ask_error: str | None = None
     place_error: str | None = None
     place_choices: list[str] = field(default_factory=list)  # other places of the name the routing chose among
@@ -200,6 +202,10 @@ class HomePage:
         }
         journey = await self._call(request, caller, JOURNEY_TOOL, arguments, place=answer.place)
         answer.diagnosis = journey.get("diagnosis")
+        if answer.description and answer.diagnosis is not None and "symptom" not in answer.diagnosis:
+            # Not a symptom: perhaps a question ("how much is a new insulated door?"); the answerer has a go.
+            reply = await self._call(request, caller, ASK_TOOL, {"question": answer.description[:2000]})
+            answer.reply = reply if reply.get("kind") != "unknown" else None
         answer.gallery = gallery = journey.get("referencePhotos")
         if gallery is not None:
             answer.gallery_href = f"{GALLERY_PATH}{gallery['itemId']}"

@@ -48,6 +48,8 @@ REQUIRED_WORDS = frozenset(
         "proAreaOnly",
         "proUrgent",
         "askPro",
+        "answerHeading",
+        "sourcesHeading",
         "call",
         "book",
         "website",

@@ -150,10 +150,23 @@
         place: place, photos: true, proHref: "#place", photoHref: "#photo-file", requestBase: ""
       });
       if (answer.diagnosis) state.diagnosis = answer.diagnosis;
+      if (shown.diagnosis && !answer.diagnosis.symptom && description) {
+        // Not a symptom: perhaps a question ("how much is a new insulated door?"); the answerer has a go.
+        return answered(description, shown, name, still).then(function () { keepInAddress(); });
+      }
       if (shown.diagnosis) show(regions.ask, [shown.diagnosis], !still && name === "ask");
       if (shown.pro) show(regions.pro, [shown.pro, otherPlaces(answer.route)], !still && name === "pro");
       keepInAddress();
     }).catch(failed(name, !still)).then(function () { busy(name, false); });
+  }
+
+  /** The ask tool's answer to words that name no symptom, or the no-match card when it has none either. */
+  function answered(question, shown, name, still) {
+    return ask("ask", { question: question }).then(function (reply) {
+      var card = reply.kind === "unknown" ? shown.diagnosis : cards.answerCard(reply);
+      show(regions.ask, [card], !still && name === "ask");
+      if (shown.pro) show(regions.pro, [shown.pro], false);
+    });
   }
 
   function readAsBase64(blob) {

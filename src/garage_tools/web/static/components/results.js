@@ -309,6 +309,29 @@
     }
 
     /** A sentence in place of a card: a refusal, an error or a notice. */
+    /** The ask tool's answer to a question (results.html `answer_card` draws the same). */
+    function answerCard(reply, options) {
+      var level = (options && options.level) || 2;
+      var card = add(el("section", "gdr-card gdr-answer"), title(level, words.answerHeading),
+        el("p", "gdr-answer-text", reply.answer));
+      var steps = (reply.nextSteps || []).filter(function (step) { return step.url; });
+      if (steps.length) {
+        var actions = el("p", "gdr-actions");
+        steps.forEach(function (step, index) {
+          add(actions, link(step.url, "gdr-button " + (index ? "gdr-book" : "gdr-call"), step.label));
+        });
+        add(card, actions);
+      }
+      if ((reply.sources || []).length) {
+        var list = el("ol", "gdr-sources");
+        reply.sources.forEach(function (source) {
+          add(list, add(el("li"), source.url ? link(source.url, null, source.title) : document.createTextNode(source.title)));
+        });
+        add(card, subtitle(level, words.sourcesHeading), list);
+      }
+      return card;
+    }
+
     function message(text, kind) {
       var note = el("p", "gdr-message gdr-message-" + (kind || "error"), text);
       note.tabIndex = -1;
@@ -317,6 +340,7 @@
 
     return {
       diagnosisCard: diagnosisCard,
+      answerCard: answerCard,
       partnerCard: partnerCard,
       journeyCards: journeyCards,
       verdictCard: verdictCard,
