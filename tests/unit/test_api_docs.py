@@ -8,6 +8,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from garage_tools.cli import main
+from garage_tools.access.limits import Limits
+from garage_tools.settings import Settings
 from garage_tools.surfaces.discovery import llms_txt
 from garage_tools.surfaces.openapi import openapi_document
 from garage_tools.surfaces.tool_docs import BEGIN, END, api_markdown, arguments_of, with_tools
@@ -47,7 +49,7 @@ def test_a_document_without_markers_is_refused(tmp_path: Path) -> None:
 
 
 def test_every_tool_is_in_the_blurbs() -> None:
-    llms = llms_txt(REGISTRY, "https://doors.example.com")
+    llms = llms_txt(REGISTRY, "https://doors.example.com", Limits(Settings()))
     blurb = openapi_document(REGISTRY, "https://doors.example.com")["info"]["description"]
     head = llms.split("## Tools")[0]
     for tool in REGISTRY:
