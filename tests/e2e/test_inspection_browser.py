@@ -129,9 +129,10 @@ def test_after_sending_focus_moves_to_the_result_and_the_report_reads_well(
     page.get_by_label("E-mail address").fill(f"jo.{viewport}@example.com")
     page.get_by_label("ZIP code").fill("84770")
     page.get_by_label("Name").fill("Jo Tanner")
-    choose(page, "Spring containment (extension springs)", "Fix")
+    # The checks that run the door come first: once a part under tension is marked Fix they are switched off.
     for label in ("Hinges", "Remote controls", "Handles and manual lock"):
         choose(page, label, "Fix")
+    choose(page, "Spring containment (extension springs)", "Fix")
     choose(page, "Torsion or extension springs", "Watch")
     page.get_by_label("A local pro may contact me").check()
     page.get_by_role("button", name="Get my report").focus()
@@ -159,7 +160,10 @@ def test_after_sending_focus_moves_to_the_result_and_the_report_reads_well(
     for picture in page.locator("ol.flags img").all():
         picture.scroll_into_view_if_needed()
     page.wait_for_function("Array.from(document.images).every(image => image.complete && image.naturalWidth > 0)")
-    assert page.locator("ol.flags img").count() == 5  # containment: a healthy spring; remotes: fix and healthy; springs
+    # Containment: a healthy spring; springs: worn and healthy. Remotes is not asked once a part under tension is
+    # marked Fix (testing them runs the door), so its answer was dropped and it has no pictures here.
+    assert page.locator("ol.flags img").count() == 3
+    assert "Remote controls" not in page.locator("ol.flags").inner_text()
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(SHOTS / f"report-{viewport}.png"), full_page=True)
     assert problems == []

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from garage_tools.cli import main
 from garage_tools.access.limits import Limits
+from garage_tools.cli import main
 from garage_tools.settings import Settings
 from garage_tools.surfaces.discovery import llms_txt
 from garage_tools.surfaces.openapi import openapi_document
