@@ -39,6 +39,7 @@ Flag = Annotated[bool, Strict()]
 #: mails must follow one: PostgreSQL cannot hold U+0000, and the other controls only garble pages and
 #: mail. `PATTERN_MEANINGS` says in words what a value that fails one of them did wrong.
 TEXT_PATTERN = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$"
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 LINE_PATTERN = r"^[^\x00-\x1f\x7f]*$"
 PATTERN_MEANINGS = {
     TEXT_PATTERN: "must not contain control characters (tab and line breaks are fine)",
@@ -73,6 +74,16 @@ class InputModel(BaseModel):
 
     model_config = ConfigDict(alias_generator=to_camel, validate_by_alias=True, validate_by_name=False, extra="forbid")
 
+    @model_validator(mode="after")
+    def _holdable_text(self) -> Any:
+        """The edge's rule for text (inputs.py), which the schemas publish on free text: here too, so the schema
+        and the validation agree whichever way a call comes in."""
+        for name, value in self.__dict__.items():
+            if isinstance(value, str) and _CONTROL.search(value):
+                field = type(self).model_fields[name].alias or name
+                raise ValueError(f"{field}: must not contain control characters (tab and line breaks are fine)")
+        return self
+
     @model_validator(mode="before")
     @classmethod
     def _null_is_absent(cls, data: Any) -> Any:
@@ -87,6 +98,7 @@ class InputModel(BaseModel):
         required = set(json_schema.get("required", ()))
         properties = json_schema.get("properties", {})
         for name, prop in properties.items():
+            _publish_text_rule(prop)
             if name not in required and not _accepts_null(prop):
                 prop = properties[name] = _or_null(prop)
             if "type" not in prop and (kinds := _json_types(prop, handler)):
@@ -134,6 +146,14 @@ def _json_types(prop: dict[str, Any], handler: GetJsonSchemaHandler) -> list[str
             return None
         kinds.extend(k for k in kind if k not in kinds)
     return kinds[0] if len(kinds) == 1 else kinds or None
+
+
+def _publish_text_rule(prop: dict[str, Any]) -> None:
+    """Free text without a pattern of its own gets the edge's rule (inputs.py: no control characters but tab and
+    line breaks), so a schema-valid value is never refused at the edge."""
+    for branch in prop.get("anyOf", [prop]):
+        if branch.get("type") == "string" and not ({"pattern", "enum", "const", "format"} & branch.keys()):
+            branch["pattern"] = TEXT_PATTERN
 
 
 def _or_null(prop: dict[str, Any]) -> dict[str, Any]:
