@@ -17,6 +17,7 @@ from garage_tools import __version__
 from garage_tools.access.challenge import CHALLENGE_FIELD, MAX_TOKEN_LENGTH
 from garage_tools.errors import ErrorEnvelope
 from garage_tools.key_format import EXAMPLE, PREFIX
+from garage_tools.models import TEXT_PATTERN
 from garage_tools.registry import AuthPolicy, Registry, Tool
 from garage_tools.surfaces.tool_docs import every_tool
 
@@ -67,7 +68,7 @@ HEADERS_BY_STATUS: dict[str, tuple[str, ...]] = {
 }
 
 CHALLENGE_PROPERTY = {
-    "anyOf": [{"type": "string", "maxLength": MAX_TOKEN_LENGTH}, {"type": "null"}],
+    "anyOf": [{"type": "string", "maxLength": MAX_TOKEN_LENGTH, "pattern": TEXT_PATTERN}, {"type": "null"}],
     "description": (
         "Browser challenge token. Required for browser callers from origins other than this service's own; "
         "server-to-server calls (no Origin header) and callers with an API key leave it out."
