@@ -20,7 +20,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from draw_reference_photos import encode  # noqa: E402  (a sibling script: one WebP encoder for both)
+from draw_reference_photos import encode  # a sibling script: one WebP encoder for both
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "src" / "garage_tools" / "knowledge" / "data" / "door_styles.json"
