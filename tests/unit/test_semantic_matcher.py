@@ -17,7 +17,7 @@ from garage_tools.access.caller import Caller
 from garage_tools.knowledge.data_files import DATA_DIR, KnowledgeError, schema_for
 from garage_tools.knowledge.loader import Knowledge, load_knowledge
 from garage_tools.knowledge.schemas import SymptomExemplars
-from garage_tools.knowledge.semantic import MIN_SIMILARITY, RIVAL_MARGIN
+from garage_tools.knowledge.semantic import MIN_SIMILARITY, RIVAL_MARGIN, TIE_MARGIN
 from garage_tools.registry import ToolContext, dump, invoke
 from garage_tools.tools import build_registry
 
@@ -89,6 +89,16 @@ def test_a_rival_from_a_weaker_match_keeps_a_near_tie(knowledge: Knowledge) -> N
     assert knowledge.semantic_matcher.match(text) == first
     assert knowledge.semantic_matcher.match(text, rival="banging_noise") is None
     assert knowledge.semantic_matcher.match(text, rival="weather_seal_damaged") == first
+
+
+def test_two_symptoms_about_as_near_are_no_guess(knowledge: Knowledge) -> None:
+    # Stuck halfway on the way up or on the way down? The words do not say, so the matcher does not pick.
+    first, second = knowledge.semantic_matcher.rank("my door is stuck halfway")[:2]
+    assert {first.symptom.key, second.symptom.key} == {"wont_close", "opens_partially"}
+    assert first.similarity >= MIN_SIMILARITY and first.similarity - second.similarity < TIE_MARGIN
+    assert knowledge.semantic_matcher.match("my door is stuck halfway") is None
+    found = knowledge.semantic_matcher.match("my door stops halfway up")
+    assert found is not None and found.symptom.key == "opens_partially"
 
 
 def test_ranking_is_stable_and_scored_per_symptom(knowledge: Knowledge) -> None:

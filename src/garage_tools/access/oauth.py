@@ -196,7 +196,7 @@ class OAuthService:
         Requests nobody answered are purged as new ones come (at most once a minute per process)."""
         now = self.clock()
         grant = GrantRecord(
-            id=secrets.token_urlsafe(16),
+            id=secrets.token_hex(16),  # hex: a base64 id opening with "-" reads as an option to `apps revoke`
             client_id=client.client_id,
             email=None,
             redirect_uri=str(params.redirect_uri),

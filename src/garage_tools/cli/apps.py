@@ -22,16 +22,18 @@ def apps_list(email: str | None) -> None:
     if not grants:
         click.echo("no connected apps")
         return
-    click.echo(f"{'ID':<24} {'ALLOWED':<17} {'OWNER'} ({'APP'})")
+    click.echo(f"{'ID':<32} {'ALLOWED':<17} {'OWNER'} ({'APP'})")
     for grant in grants:
         allowed = f"{grant.allowed_at:%Y-%m-%d %H:%M}" if grant.allowed_at else ""
-        click.echo(f"{grant.id:<24} {allowed:<17} {grant.email} ({grant.client_name})")
+        click.echo(f"{grant.id:<32} {allowed:<17} {grant.email} ({grant.client_name})")
 
 
 @apps.command("revoke")
 @click.argument("grant_id")
 def apps_revoke(grant_id: str) -> None:
-    """Disconnect the app with id GRANT_ID: its tokens stop working (elsewhere within the key cache time)."""
+    """Disconnect the app with id GRANT_ID: its tokens stop working (elsewhere within the key cache time).
+
+    An id from before ids were hex may open with "-": write `apps revoke -- GRANT_ID`."""
     record = run_with_services(load_settings(), lambda services: services.oauth.revoke(grant_id))
     if record is None:
         raise click.ClickException(f"no connected app with id {grant_id!r}")

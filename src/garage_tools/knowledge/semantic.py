@@ -42,6 +42,10 @@ MIN_SIMILARITY = 0.25
 WORD_WEIGHT = 0.7
 UNSEEN_WEIGHT = 0.5
 RIVAL_MARGIN = 0.1
+#: How far ahead of the runner-up the nearest symptom must be: "my door is stuck halfway" is as near "stuck open"
+#: (won't close) as "opens halfway then stops" (opens partway), and a coin flip between two symptoms is not a
+#: diagnosis. At 0.05 the development set loses 2 of 597 phrasings (98.3% -> 98.0%); the held-out sets are unchanged.
+TIE_MARGIN = 0.05
 CHAR_NGRAMS = (3, 4, 5)
 
 #: Words that say nothing about a symptom, on top of the tree's filler words (those the phrase matcher
@@ -176,6 +180,8 @@ class SemanticMatcher:
         if not ranked or ranked[0].similarity < MIN_SIMILARITY:
             return None
         best = ranked[0]
+        if len(ranked) > 1 and best.similarity - ranked[1].similarity < TIE_MARGIN:
+            return None  # two symptoms about as near: ask for more words rather than guess
         evidence = text.replace(rival_words, " ") if rival_words and best.symptom.key != rival else text
         if not self._shares_telling_words(evidence, best.exemplar):
             return None

@@ -69,6 +69,10 @@ def read_question(knowledge: Knowledge, cues: AskWords, args: AskInput) -> Readi
         kind = AnswerKind.SYMPTOM
     elif wants_price:
         kind = AnswerKind.NEW_DOOR if door_type is not None else AnswerKind.EXPLAIN
+    elif diagnosis.symptom is None and _own_door_told(cues, tokens, text):
+        # "my door is stuck halfway": a description no symptom fits, not a question. A lab passage that shares
+        # its words would read as an answer to something never asked; asking for more words is honest.
+        kind = AnswerKind.UNKNOWN
     else:
         kind = AnswerKind.EXPLAIN
     return Reading(
@@ -96,6 +100,13 @@ def _general_question(cues: AskWords, tokens: list[str]) -> bool:
     question word and says nothing of the person's own door."""
     starts = bool(tokens) and cues.question_words.found_in(tokens[:2]) is not None
     return starts and cues.first_person.found_in(tokens) is None
+
+
+def _own_door_told(cues: AskWords, tokens: list[str], text: str) -> bool:
+    """The person tells of their own door ("my door ...") without asking anything: no question mark, and no
+    question word leading off."""
+    asks = "?" in text or (bool(tokens) and cues.question_words.found_in(tokens[:2]) is not None)
+    return not asks and cues.first_person.found_in(tokens) is not None
 
 
 def _zip_in(text: str) -> str | None:
