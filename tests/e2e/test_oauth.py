@@ -388,7 +388,7 @@ def test_operators_list_and_revoke_connected_apps(server: LiveServer, person: Vi
     listing = server.cli("apps", "list").stdout
     assert "Test Assistant" in listing and tokens["access_token"] not in listing
     grant_id = listing.splitlines()[1].split()[0]  # the newest first
-    assert all(c in "0123456789abcdef" for c in grant_id)  # never opens with "-", which `apps revoke` reads as an option
+    assert all(c in "0123456789abcdef" for c in grant_id)  # no leading "-" for `apps revoke` to read as an option
     assert server.cli("apps", "revoke", grant_id).stdout.startswith(f"revoked {grant_id}")
     eventually_refused(server, tokens["access_token"])  # another process: within the key cache time
     assert grant_id not in server.cli("apps", "list").stdout
