@@ -15,6 +15,8 @@ from garage_tools.tools.cost import DOOR_SIZE_PATTERN, ZIP_PATTERN, DoorSizeText
 from garage_tools.tools.routing.models import check_issue_or_symptom, publish_issue_enum
 
 MAX_WINDOWS = 3
+#: How far ahead a preferred time may be; a day back is allowed, for a homeowner a time zone behind UTC.
+MAX_DAYS_AHEAD = 180
 MAX_DESCRIPTION = 500
 MAX_NOTES = 1000
 #: A phone number as people type it: digits, spaces, + ( ) - . and an extension; at least seven digits.
@@ -88,7 +90,9 @@ class RequestConsent(InputModel):
 
 
 class Window(InputModel):
-    date: dt.date = Field(description="A day the homeowner would like the visit (YYYY-MM-DD), from today on.")
+    date: dt.date = Field(
+        description=f"A day the homeowner would like a visit (YYYY-MM-DD), today to {MAX_DAYS_AHEAD} days ahead."
+    )
     part_of_day: PartOfDay = Field(description="`morning`, `afternoon` or `evening`.")
 
 

@@ -40,6 +40,7 @@ from garage_tools.store.service_requests import (
 from garage_tools.tools.idempotency import idempotency_hash, request_hash, reused_key
 from garage_tools.tools.routing.tool import resolve_issue
 from garage_tools.tools.service_request.models import (
+    MAX_DAYS_AHEAD,
     RequestedPro,
     RequestServiceInput,
     RequestServiceOutput,
@@ -48,8 +49,6 @@ from garage_tools.tools.service_request.models import (
 log = logging.getLogger(__name__)
 
 TOOL_NAME = "requestService"
-#: How far ahead a preferred time may be; a day back is allowed, for a homeowner a time zone behind UTC.
-MAX_DAYS_AHEAD = 180
 
 
 def derived_token(salt: str, raw_key: str) -> str:
