@@ -168,11 +168,21 @@ def test_the_api_reference_with_an_operation_open(phone: Any, server: LiveServer
 
 
 def test_the_console_of_a_signed_in_partner(browser: Any, server: LiveServer) -> None:
-    """Leads (one with the homeowner's details), a refused filter, offers and details with every refusal shown."""
+    """Leads (one with the homeowner's details), a refused filter, offers and details with every refusal shown, and
+    the request inbox with a refused arrival window."""
     address = "office@dixie-door-and-spring.example.com"
     for heat in ("hot", "warm"):
         body = {"zipOrLocation": "84770", "issue": "broken_spring", "doorSize": "16x7", "leadHeat": heat}
         httpx.post(f"{server.url}/api/v1/routeByZip", json=body, timeout=10)
+    asked = {
+        "partnerId": "dixie-door-and-spring",
+        "zip": "84770",
+        "description": "loud bang and the door won't open",
+        "contact": {"name": "Dana Reyes", "phone": "(435) 555-0199", "email": "dana.reyes@example.com"},
+        "consent": {"contactShare": True},
+        "notes": "The gate code is 4412; the dog is friendly.",
+    }
+    assert httpx.post(f"{server.url}/api/v1/requestService", json=asked, timeout=10).status_code == 200
     for viewport in (PHONE, DESKTOP):
         context = browser.new_context(viewport=viewport)
         page = context.new_page()
@@ -209,5 +219,15 @@ def test_the_console_of_a_signed_in_partner(browser: Any, server: LiveServer) ->
         page.get_by_label("Website").fill("http://plain.example.com")
         page.get_by_role("button", name="Save").click()
         page.get_by_text("Nothing was saved").wait_for()
+        check(page)
+        page.goto(f"{server.url}/partners/requests")
+        request = page.locator(".request").first
+        check(page)
+        if viewport is PHONE:
+            page.screenshot(path="/tmp/garage-tools-requests-phone.png", full_page=True)
+        request.get_by_label("From").fill("11:00")
+        request.get_by_label("Until").fill("09:00")
+        request.get_by_role("button", name="Accept").click()
+        page.get_by_text("must come after its start").wait_for()
         check(page)
         context.close()

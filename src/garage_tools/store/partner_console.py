@@ -72,6 +72,7 @@ class Profile:
     in_business_since: int | None = None
     hours: str | None = None
     guarantee: str | None = None
+    time_zone: str | None = None  # IANA name the console's times read in; None: each request's own state's zone
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +246,7 @@ class PartnerConsoleRepository:
     # -- the profile and the opt-in -------------------------------------------------------------
 
     async def update_profile(self, partner_id: str, profile: Profile, actor: str) -> bool:
-        """Set the partner's phone, booking link and website; False when there is no such partner."""
+        """Set the partner's phone, links, trust facts and time zone; False when there is no such partner."""
         values = {
             "phone": profile.phone,
             "scheduler_url": profile.scheduler_url,
@@ -255,6 +256,7 @@ class PartnerConsoleRepository:
             "in_business_since": profile.in_business_since,
             "hours": profile.hours,
             "guarantee": profile.guarantee,
+            "time_zone": profile.time_zone,
         }
         return await self._change_partner(partner_id, values, actor, "profile.update")
 

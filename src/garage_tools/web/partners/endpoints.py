@@ -1,5 +1,5 @@
-"""The partner console's pages at `/partners`: sign-in, leads (and their CSV), profile, promotions (webhooks:
-`webhooks.py` beside this module).
+"""The partner console's pages at `/partners`: sign-in, leads (and their CSV), profile, promotions (the request
+inbox and webhooks: `requests.py` and `webhooks.py` beside this module).
 
 Handlers only translate between forms and the services: sign-in and sessions live in `web/signin.py` (the
 PARTNERS audience: only an address in the directory gets a link), their cookies, forms and confirm step in
@@ -27,7 +27,7 @@ from garage_tools.access.policy import Access
 from garage_tools.knowledge.directory import PartnerRecord, PromotionRecord, ServiceType
 from garage_tools.mail.webhooks import EndpointRules
 from garage_tools.observability.redaction import redact_paths_in_access_log
-from garage_tools.partners.notices import report_link
+from garage_tools.partners.notices import problem_words, report_link
 from garage_tools.services import Services
 from garage_tools.store.partner_console import MAX_LEADS, PartnerConsoleRepository, PartnerLead
 from garage_tools.store.partners import LeadSource
@@ -39,12 +39,14 @@ from garage_tools.web.partners.forms import (
     HEATS,
     MAX_FIELDS,
     SERVICE_WORDS,
+    TIME_ZONES,
     new_promotion_id,
     read_lead_filter,
     read_profile,
     read_promotion,
 )
 from garage_tools.web.partners.mail import partner_link_mail
+from garage_tools.web.partners.requests import request_routes
 from garage_tools.web.partners.webhooks import webhook_routes
 from garage_tools.web.signin import LINK_LIFETIME, PARTNERS, Session, SignedIn, SignIn, normalise_email
 from garage_tools.web.signin_pages import NO_STORE, SIGNED_OUT, SignInPages, as_pages
@@ -234,9 +236,10 @@ class Console:
             "since": str(partner.in_business_since or ""),
             "hours": partner.hours or "",
             "guarantee": partner.guarantee or "",
+            "time_zone": partner.time_zone or "",
         }
         context = {"me": me, "values": values, "problems": problems or {}, "notice": notice,
-                   "refresh": self._refresh_words()}  # fmt: skip
+                   "refresh": self._refresh_words(), "time_zones": TIME_ZONES}  # fmt: skip
         return render(request, "partners/profile.html", context, status=status, headers=NO_STORE)
 
     # -- promotions -----------------------------------------------------------------------------
@@ -453,5 +456,6 @@ def partner_routes(services: Services, access: Access) -> list[BaseRoute]:
         Route(f"{HOME}/promotions/{{promotion_id}}", console.update_promotion, methods=["POST"]),
         Route(f"{HOME}/promotions/{{promotion_id}}/end", console.confirm_end, methods=["GET"]),
         Route(f"{HOME}/promotions/{{promotion_id}}/end", console.end_promotion, methods=["POST"]),
+        *request_routes(console, services.tool_data.partners.requests, problem_words(services.knowledge)),
         *webhook_routes(console, services.webhooks, EndpointRules.from_settings(services.settings)),
     ]

@@ -8,10 +8,12 @@ plain words next to the field it is about.
 from __future__ import annotations
 
 import contextlib
+import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Generic, TypeVar
+from zoneinfo import ZoneInfo
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -51,6 +53,17 @@ def _valid(adapter: TypeAdapter[str], text: str) -> bool:
 
 
 INSURED = {"yes": True, "no": False, "": None}
+#: The time zones the console offers (US main zones, west to east); empty: each request's own place's zone.
+TIME_ZONES = {
+    "": "Where each request is",
+    "Pacific/Honolulu": "Hawaii",
+    "America/Anchorage": "Alaska",
+    "America/Los_Angeles": "Pacific",
+    "America/Phoenix": "Arizona",
+    "America/Denver": "Mountain",
+    "America/Chicago": "Central",
+    "America/New_York": "Eastern",
+}
 
 
 def read_profile(form: dict[str, str]) -> Checked[Profile]:
@@ -70,6 +83,8 @@ def read_profile(form: dict[str, str]) -> Checked[Profile]:
         problems["since"] = f"A year such as 1998 (up to {this_year}), or leave it empty."
     if form.get("insured", "") not in INSURED:
         problems["insured"] = "Choose yes, no or not said."
+    if form.get("time_zone", "") not in TIME_ZONES:
+        problems["time_zone"] = "Choose a time zone from the list."
 
     if not _valid(_PHONE, phone):
         problems["phone"] = "Enter a phone number with 10 to 15 digits, such as (435) 555-0101."
@@ -89,6 +104,7 @@ def read_profile(form: dict[str, str]) -> Checked[Profile]:
             in_business_since=int(since) if since else None,
             hours=str(trust["hours"]) if trust["hours"] else None,
             guarantee=str(trust["guarantee"]) if trust["guarantee"] else None,
+            time_zone=form.get("time_zone") or None,
         )
     )
 
@@ -183,3 +199,55 @@ def read_lead_filter(query: dict[str, str]) -> tuple[LeadFilter, dict[str, str]]
         start = datetime.combine(day, time(), tzinfo=UTC)
         bounds[name] = start if name == "from" else start + timedelta(days=1)
     return LeadFilter(heat=heat, since=bounds["from"], until=bounds["to"]), problems
+
+
+#: Why a partner declines, as the homeowner's e-mail and the next pro read it.
+DECLINE_REASONS = {
+    "booked": "Fully booked at the times asked",
+    "far": "Too far from us",
+    "work": "Not work we do",
+    "other": "Another reason",
+}
+MAX_REASON = 300
+ARRIVAL_DAYS_AHEAD = 180
+_CLOCK = re.compile(r"^([01]?[0-9]|2[0-3]):([0-5][0-9])$")
+
+
+def read_arrival(form: dict[str, str], zone: ZoneInfo, now: datetime) -> Checked[tuple[datetime, datetime]]:
+    """An arrival window from the accept form: a day (today up to ARRIVAL_DAYS_AHEAD days ahead) and a start and
+    end time on it, read in the partner's `zone`; the answer is in UTC."""
+    problems: dict[str, str] = {}
+    today = now.astimezone(zone).date()
+    day = bounded_date(form.get("day", ""))
+    if day is None or not today <= day <= today + timedelta(days=ARRIVAL_DAYS_AHEAD):
+        problems["day"] = f"Choose a day from today up to {ARRIVAL_DAYS_AHEAD} days ahead."
+    times: dict[str, time] = {}
+    for name, words in (("from", "arriving from"), ("until", "arriving by")):
+        found = _CLOCK.match(form.get(name, "").strip())
+        if found is None:
+            problems[name] = f"Give the time {words}, such as 09:00."
+        else:
+            times[name] = time(int(found.group(1)), int(found.group(2)))
+    if len(times) == 2 and times["until"] <= times["from"]:
+        problems["until"] = "The end of the window must come after its start."
+    if problems or day is None:
+        return Checked(problems=problems)
+    start = datetime.combine(day, times["from"], tzinfo=zone)
+    end = datetime.combine(day, times["until"], tzinfo=zone)
+    if end <= now:
+        return Checked(problems={"until": "That time has passed: choose a later one."})
+    return Checked((start.astimezone(UTC), end.astimezone(UTC)))
+
+
+def read_reason(form: dict[str, str]) -> Checked[str]:
+    """Why the partner declines: one of `DECLINE_REASONS`, with optional words of their own (one line)."""
+    choice = form.get("reason", "")
+    words = " ".join(form.get("details", "").split())
+    if choice not in DECLINE_REASONS:
+        return Checked(problems={"reason": "Choose a reason from the list."})
+    if not words.isprintable() or len(words) > MAX_REASON - 40:
+        return Checked(problems={"details": f"At most {MAX_REASON - 40} characters on one line."})
+    if choice == "other" and not words:
+        return Checked(problems={"details": "Say in a few words why you cannot take it."})
+    reason = DECLINE_REASONS[choice]
+    return Checked(f"{reason}: {words}" if words else reason)

@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from garage_tools.knowledge.directory import PartnerRecord
 from garage_tools.mail.webhooks import EndpointRefused, EndpointRules, check_endpoint_url
 from garage_tools.store.webhooks import MAX_ENDPOINTS, Delivery, NewEndpoint, WebhookRepository
 from garage_tools.web.forms import Refused
@@ -47,6 +48,9 @@ class SignedInPartner(Protocol):
 
     @property
     def id(self) -> str: ...
+
+    @property
+    def partner(self) -> PartnerRecord: ...
 
     @property
     def session(self) -> Session: ...

@@ -1,0 +1,207 @@
+"""The console's request inbox at `/partners/requests`: the homeowners who asked this partner to come out.
+
+A partner accepts a request with an arrival window, declines it with a reason, or marks it done or lost. Every
+change goes through `partners/requests.py` (`ServiceRequests.change`), so a decline is passed on to the next
+pro that serves the place, and the homeowner is e-mailed, whichever page made it. Times read in the partner's
+time zone (their profile's, else the main zone of the request's state). Handlers only translate: who is
+signed in and their forms come from the `Console`, as on the Webhooks page.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from garage_tools.knowledge.places import Gazetteer
+from garage_tools.partners.request_mail import when_words, windows_words, zone_of
+from garage_tools.partners.requests import ServiceRequests
+from garage_tools.store.service_requests import (
+    OPEN,
+    Actor,
+    Change,
+    RequestNotFound,
+    Status,
+    StoredRequest,
+    TransitionRefused,
+)
+from garage_tools.web.forms import Refused
+from garage_tools.web.pages import render
+from garage_tools.web.partners.forms import DECLINE_REASONS, read_arrival, read_reason
+from garage_tools.web.partners.webhooks import Console, SignedInPartner
+from garage_tools.web.signin_pages import NO_STORE, as_pages
+
+PATH = "/partners/requests"
+SHOWN = 100  # requests on the page, open ones first
+STATUS_WORDS = {
+    Status.RECEIVED: "New",
+    Status.ACCEPTED: "Accepted",
+    Status.DECLINED: "Declined",
+    Status.DONE: "Done",
+    Status.LOST: "Lost",
+    Status.CANCELLED: "Cancelled by the homeowner",
+}
+NOTICES = {
+    "accepted": "Accepted: the homeowner is e-mailed the time you gave.",
+    "declined": "Declined: the request goes to the next local pro, and the homeowner is told.",
+    "done": "Marked done.",
+    "lost": "Marked lost.",
+}
+NOT_YOURS = "There is no such request among yours: it may have gone to another pro."
+MOVED_ON = "This request has changed meanwhile ({why}); the list below shows where it stands now."
+
+_page = as_pages("partners/message.html")
+
+
+class RequestInbox:
+    def __init__(self, console: Console, requests: ServiceRequests, problems: dict[str, str]) -> None:
+        self.console = console
+        self.requests = requests
+        self.problems = problems  # issue and symptom keys in words
+
+    @_page
+    async def show(self, request: Request) -> Response:
+        me = await self.console.signed_in(request)
+        if me is None:
+            return RedirectResponse("/partners", status_code=303)
+        return await self._page(request, me, notice=NOTICES.get(request.query_params.get("done", "")))
+
+    @_page
+    async def accept(self, request: Request) -> Response:
+        me, form = await self.console.signed_in_form(request)
+        found = await self._own(me, request.path_params["request_id"])
+        zone = _zone(me, found, await self._places())
+        arrival = read_arrival(form, zone, self.requests.clock())
+        if arrival.value is None:
+            problems = {found.id: arrival.problems}
+            return await self._page(request, me, problems=problems, form=form, status=400)
+        start, end = arrival.value
+        change = Change(Status.ACCEPTED, Actor.PARTNER, me.id, arrival_from=start, arrival_until=end)
+        return await self._change(request, me, found, change, "accepted")
+
+    @_page
+    async def decline(self, request: Request) -> Response:
+        me, form = await self.console.signed_in_form(request)
+        found = await self._own(me, request.path_params["request_id"])
+        reason = read_reason(form)
+        if reason.value is None:
+            return await self._page(request, me, problems={found.id: reason.problems}, form=form, status=400)
+        change = Change(Status.DECLINED, Actor.PARTNER, me.id, reason=reason.value or None)
+        return await self._change(request, me, found, change, "declined")
+
+    @_page
+    async def done(self, request: Request) -> Response:
+        me, _ = await self.console.signed_in_form(request)
+        found = await self._own(me, request.path_params["request_id"])
+        return await self._change(request, me, found, Change(Status.DONE, Actor.PARTNER, me.id), "done")
+
+    @_page
+    async def lost(self, request: Request) -> Response:
+        me, _ = await self.console.signed_in_form(request)
+        found = await self._own(me, request.path_params["request_id"])
+        return await self._change(request, me, found, Change(Status.LOST, Actor.PARTNER, me.id), "lost")
+
+    async def _own(self, me: SignedInPartner, request_id: str) -> StoredRequest:
+        found = await self.requests.repository.one_for_partner(me.id, request_id)
+        if found is None:
+            raise Refused(NOT_YOURS, status=404)
+        return found
+
+    async def _change(
+        self, request: Request, me: SignedInPartner, found: StoredRequest, change: Change, done: str
+    ) -> Response:
+        try:
+            await self.requests.change(me.id, found.id, change)
+        except RequestNotFound:
+            raise Refused(NOT_YOURS, status=404) from None
+        except TransitionRefused as refused:
+            why = f"it is {STATUS_WORDS[refused.current].lower()}"
+            return await self._page(request, me, notice=MOVED_ON.format(why=why), status=409)
+        return RedirectResponse(f"{PATH}?done={done}#{found.id}", status_code=303)
+
+    async def _places(self) -> Gazetteer:
+        return (await self.requests.directory.current()).places
+
+    async def _page(
+        self,
+        request: Request,
+        me: SignedInPartner,
+        *,
+        notice: str | None = None,
+        problems: dict[str, dict[str, str]] | None = None,
+        form: dict[str, str] | None = None,
+        status: int = 200,
+    ) -> Response:
+        everything = await self.requests.repository.for_partner(me.id, limit=SHOWN)
+        ordered = sorted(everything, key=lambda r: (r.status not in OPEN, r.status is not Status.RECEIVED))
+        places = await self._places()
+        views = [self._view(me, found, places) for found in ordered]
+        answered = [view["answered_minutes"] for view in views if view["answered_minutes"] is not None]
+        context: dict[str, Any] = {
+            "me": me,
+            "requests": views,
+            "new": sum(1 for found in everything if found.status is Status.RECEIVED),
+            "typical_answer": _minutes_words(sorted(answered)[len(answered) // 2]) if answered else None,
+            "notice": notice,
+            "problems": problems or {},
+            "form": form or {},
+            "shown": SHOWN,
+            "reasons": DECLINE_REASONS,
+            "response_hours": _hours_words(self.requests.response_hours),
+        }
+        return render(request, "partners/requests.html", context, status=status, headers=NO_STORE)
+
+    def _view(self, me: SignedInPartner, found: StoredRequest, places: Gazetteer) -> dict[str, Any]:
+        zone = _zone(me, found, places)
+        offered = found.offered_at.astimezone(zone)
+        answered = None
+        if found.first_response_at is not None:
+            answered = max(0, round((found.first_response_at - found.offered_at).total_seconds() / 60))
+        return {
+            "request": found,
+            "problem": self.problems.get(found.issue or "", "Garage door problem"),
+            "status": STATUS_WORDS[found.status],
+            "open": found.status in OPEN,
+            "received": f"{offered:%a} {offered.day} {offered:%b}, {offered:%H:%M} ({offered:%Z})",
+            "received_iso": found.offered_at.isoformat(),
+            "arrival": when_words(found.arrival_from, found.arrival_until, zone),
+            "times": windows_words(found),
+            "answered_minutes": answered,
+            "answered": _minutes_words(answered) if answered is not None else None,
+            "passed_on": bool(found.previous_offers),
+            "today": datetime.now(zone).date().isoformat(),
+            "zone": offered.tzname(),
+        }
+
+
+def _zone(me: SignedInPartner, found: StoredRequest, places: Gazetteer) -> ZoneInfo:
+    """The partner's own time zone when their profile gives one, else that of the request's state."""
+    own = me.partner.time_zone
+    return ZoneInfo(own) if own else zone_of(places, found.zip)
+
+
+def _minutes_words(minutes: int) -> str:
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, rest = divmod(minutes, 60)
+    return f"{hours} h {rest} min" if rest else f"{hours} h"
+
+
+def _hours_words(hours: float) -> str:
+    return f"{hours:g} hour" + ("" if hours == 1 else "s")
+
+
+def request_routes(console: Console, requests: ServiceRequests, problems: dict[str, str]) -> list[BaseRoute]:
+    """The request inbox's routes, for the console's route list."""
+    inbox = RequestInbox(console, requests, problems)
+    return [
+        Route(PATH, inbox.show, methods=["GET"]),
+        Route(f"{PATH}/{{request_id}}/accept", inbox.accept, methods=["POST"]),
+        Route(f"{PATH}/{{request_id}}/decline", inbox.decline, methods=["POST"]),
+        Route(f"{PATH}/{{request_id}}/done", inbox.done, methods=["POST"]),
+        Route(f"{PATH}/{{request_id}}/lost", inbox.lost, methods=["POST"]),
+    ]
