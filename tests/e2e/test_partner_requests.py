@@ -144,3 +144,14 @@ def test_times_read_in_the_partners_own_time_zone(server: LiveServer, dixie: Par
     [(start,)] = server.query("SELECT arrival_from FROM service_requests WHERE id = $1", number)
     nine_in_new_york = datetime.combine(tomorrow, time(9), ZoneInfo("America/New_York")).astimezone(UTC)
     assert f"{nine_in_new_york:%H:%M}" in str(start)
+
+
+def test_searches_show_as_demand_counted_once_a_person_and_mail_nobody(server: LiveServer, dixie: Partner) -> None:
+    mails_before = server.query("SELECT COUNT(*) FROM outbox")[0][0]
+    search = {"zipOrLocation": "84770", "issue": "broken_cable"}
+    for n in (1, 1, 2):  # the first homeowner searches twice
+        headers = {"X-Forwarded-For": f"198.18.10.{n}"}
+        assert httpx.post(f"{server.url}/api/v1/routeByZip", json=search, headers=headers, timeout=15).is_success
+    line = "2 homeowners in 84770 looked for help with “Frayed or broken lift cable”"
+    eventually(lambda: line in dixie.client.get("/partners").text)
+    assert server.query("SELECT COUNT(*) FROM outbox")[0][0] == mails_before

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from garage_tools.web.partners.endpoints import spreadsheet_cells
 from garage_tools.web.partners.forms import AS_BEFORE, read_lead_filter, read_profile, read_promotion
+from garage_tools.web.partners.spreadsheet import spreadsheet_cells
 from tests.unit.partner_data import promotion
 
 ISSUES = ["broken_spring", "broken_cable", "worn_rollers"]

@@ -14,7 +14,6 @@ from __future__ import annotations
 import csv
 import io
 import logging
-import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -32,8 +31,10 @@ from garage_tools.services import Services
 from garage_tools.store.partner_console import MAX_LEADS, PartnerConsoleRepository, PartnerLead
 from garage_tools.store.partners import LeadSource
 from garage_tools.store.portal import PortalRepository
+from garage_tools.store.referrals import ReferralRepository
 from garage_tools.web.forms import Refused
 from garage_tools.web.pages import render
+from garage_tools.web.partners.demand import DEMAND_DAYS, demand_lines
 from garage_tools.web.partners.forms import (
     AS_BEFORE,
     HEATS,
@@ -47,6 +48,7 @@ from garage_tools.web.partners.forms import (
 )
 from garage_tools.web.partners.mail import partner_link_mail
 from garage_tools.web.partners.requests import request_routes
+from garage_tools.web.partners.spreadsheet import spreadsheet_cells
 from garage_tools.web.partners.webhooks import webhook_routes
 from garage_tools.web.signin import LINK_LIFETIME, PARTNERS, Session, SignedIn, SignIn, normalise_email
 from garage_tools.web.signin_pages import NO_STORE, SIGNED_OUT, SignInPages, as_pages
@@ -79,6 +81,7 @@ class Console:
     def __init__(self, services: Services, access: Access) -> None:
         self.access = access
         self.store = PartnerConsoleRepository(services.database)
+        self.referrals = ReferralRepository(services.database)
         self.sign_in = SignIn(
             PortalRepository(services.database),
             services.limiter,
@@ -114,8 +117,11 @@ class Console:
             return self.pages.with_form_token(request, "partners/sign_in.html", {})
         wanted, problems = read_lead_filter(dict(request.query_params))
         leads = await self.store.leads(me.id, wanted, limit=LEADS_SHOWN)
+        today = datetime.now(UTC).date()
         context = {
             "me": me,
+            "demand": await demand_lines(self.referrals, me.id, self.notices.problem, today),
+            "demand_days": DEMAND_DAYS,
             "leads": [self._lead_view(request, lead) for lead in leads],
             "shown": LEADS_SHOWN,
             "heats": HEATS,
@@ -415,25 +421,6 @@ def _form_of(promotion: PromotionRecord) -> dict[str, str]:
         if service in promotion.service_types:
             values[f"service_{service.value}"] = "on"
     return values
-
-
-def spreadsheet_cells(cells: list[str]) -> list[str]:
-    """Cells a spreadsheet will show as text: one that starts like a formula gets a leading apostrophe.
-
-    Spreadsheets skip leading spaces (a non-breaking one too) and read the full-width and small forms of
-    `= + - @` (U+FF1D, U+FE66, …) and the minus sign as the characters they look like, so those count too."""
-    return [f"'{cell}" if _formula_like(cell) else cell for cell in cells]
-
-
-def _formula_like(cell: str) -> bool:
-    if not cell:
-        return False
-    if cell[0].isspace() or not cell[0].isprintable():
-        return True
-    return unicodedata.normalize("NFKC", cell[0]) in _FORMULA_STARTS
-
-
-_FORMULA_STARTS = frozenset("=+-@\u2212")
 
 
 def partner_routes(services: Services, access: Access) -> list[BaseRoute]:
