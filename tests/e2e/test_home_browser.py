@@ -173,6 +173,14 @@ def test_a_zip_code_gives_a_pro_to_call_with_offers_and_local_prices(phone: Visi
     )
     assert card.locator(".gdr-partner-urgent").inner_text() == WORDS["proUrgent"]  # hot: the door is unsafe
     assert "$40 off a full tune-up" in card.locator(".gdr-offers").inner_text()
+    trust = card.locator(".gdr-partner-trust").first.inner_text()  # what the pro says of themselves
+    assert "License UT-S280-0000102" in trust and "Insured" in trust and "years in business" in trust
+    others = card.locator(".gdr-other")  # the other pros serving 84770, each one tap from a request
+    names = others.locator(".gdr-other-name").all_inner_texts()
+    assert "Red Rock Garage Door Co." in names and "Dixie Door & Spring" not in names and len(names) <= 2
+    red_rock = others.filter(has_text="Red Rock Garage Door Co.")
+    ask = red_rock.get_by_role("link", name=WORDS["askThem"]).get_attribute("href") or ""
+    assert "partner=red-rock-garage-doors" in ask and "zip=84770" in ask
     # The causes are priced again for the place once it is known: that answer arrives after the pro's card.
     local = "typical near Saint George, UT"
     phone.page.wait_for_function(
@@ -188,10 +196,10 @@ def test_a_zip_code_gives_a_pro_to_call_with_offers_and_local_prices(phone: Visi
 
 def test_a_city_and_a_city_in_several_states(phone: Visit) -> None:
     card = phone.find_pro("Saint George, UT")
-    assert card.locator(".gdr-partner-name").count() == 1
-    assert card.get_by_role("link", name=re.compile(r"^Call \(435\)")).is_visible()
+    assert card.locator(".gdr-partner-name").count() == 1  # one chosen pro; the other local pros listed under it
+    assert card.get_by_role("link", name=re.compile(r"^Call \(435\)")).first.is_visible()
     likeliest = phone.find_pro("St. George")  # no state: the place a partner covers, and the others offered
-    assert likeliest.get_by_role("link", name=re.compile(r"^Call \(435\)")).is_visible()
+    assert likeliest.get_by_role("link", name=re.compile(r"^Call \(435\)")).first.is_visible()
     assert "we went with Saint George, UT" in likeliest.inner_text()
     likeliest.get_by_role("button", name="Saint George, GA").click()
     phone.page.wait_for_function("!document.querySelector('#pro-answer').innerText.includes('we went with')")

@@ -147,8 +147,10 @@ def test_a_chip_then_a_zip_code_gives_a_diagnosis_and_a_bookable_pro(open_widget
     assert card.locator(".gdr-cause").count() >= 1 and "$" in card.locator(".gdr-cost-range").first.inner_text()
     pro = widget.find_pro("84770")
     assert "Southern Utah" in pro.inner_text()
-    call = pro.locator("a.gdr-call")
+    call = pro.locator("a.gdr-call").first  # the chosen pro's; the other local pros follow
     assert (call.get_attribute("href") or "").startswith("tel:+1435555")
+    others = pro.locator(".gdr-other")
+    assert others.count() >= 1 and others.first.locator("a.gdr-request").is_visible()
     book = pro.locator("a.gdr-book").get_attribute("href") or ""
     assert book.startswith("https://") and book.endswith("/book")
     assert widget.page.locator(".gdr-offer").count() >= 1  # the partner's current offers

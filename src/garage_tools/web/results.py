@@ -107,12 +107,30 @@ def cost_range(value: Mapping[str, float]) -> str:
     return f"{money(value['min'])}\u2013{money(value['max'])}"
 
 
-def request_href(route: Mapping[str, Any], issue: str | None = None, base: str = "") -> str:
-    """The "ask this pro to come out" form for a routed pro (results.js `requestHref` builds the same link)."""
-    query = {"partner": route["partnerId"], "zip": route["location"]["zip"]}
+def request_href(
+    route: Mapping[str, Any], issue: str | None = None, base: str = "", partner_id: str | None = None
+) -> str:
+    """The "ask this pro to come out" form for a routed pro, or for `partner_id` among its alternatives
+    (results.js `requestHref` builds the same link)."""
+    query = {"partner": partner_id or route["partnerId"], "zip": route["location"]["zip"]}
     if issue:
         query["issue"] = issue
     return f"{base}/requests/new?{urlencode(query)}"
+
+
+def trust_facts(partner: Mapping[str, Any], words: Mapping[str, Any]) -> list[str]:
+    """What the pro told us of themselves, each a few words (results.js `trustFacts` says the same)."""
+    trust = words["trust"]
+    facts = []
+    if partner.get("licenseNumber"):
+        facts.append(fill(trust["license"], number=partner["licenseNumber"]))
+    if partner.get("insured") is True:
+        facts.append(str(trust["insured"]))
+    years = partner.get("yearsInBusiness")
+    if isinstance(years, int):
+        facts.append(str(trust["oneYear"]) if years == 1 else fill(trust["years"], years=years))
+    facts += [str(partner[name]) for name in ("hours", "guarantee") if partner.get(name)]
+    return facts
 
 
 def tel_href(phone: str) -> str:
@@ -129,11 +147,12 @@ def long_date(iso: str) -> str:
     return f"{day:%B} {day.day}, {day.year}"
 
 
-FILTERS: dict[str, Callable[..., str]] = {
+FILTERS: dict[str, Callable[..., object]] = {
     "fill": fill,
     "js_number": js_number,
     "cost_range": cost_range,
     "tel_href": tel_href,
     "long_date": long_date,
     "request_href": request_href,
+    "trust_facts": trust_facts,
 }

@@ -198,6 +198,8 @@
         ? fill(words.proAreaOnly, { region: choice.region })
         : fill(words.proArea, { region: choice.region, miles: miles });
       add(card, el("p", "gdr-partner-name", partner.displayName), el("p", "gdr-partner-area", area));
+      var facts = trustFacts(partner);
+      if (facts.length) add(card, el("p", "gdr-partner-trust", facts.join(" · ")));
       if (o.urgent && route.covered) add(card, el("p", "gdr-partner-urgent", words.proUrgent));
       var actions = add(el("p", "gdr-actions"),
         link(telHref(partner.phone), "gdr-button gdr-call", fill(words.call, { phone: partner.phone })));
@@ -212,12 +214,58 @@
       if (o.promotions && o.promotions.promotions && o.promotions.promotions.length) {
         offersList(level, o.promotions).forEach(function (node) { add(card, node); });
       }
+      // Last, so the offers above read as the chosen pro's.
+      if (route.covered && (route.alternatives || []).length) add(card, otherPros(route, o, level));
       return card;
     }
 
-    /** The "ask this pro to come out" form for a routed pro (web/results.py `request_href` builds the same). */
-    function requestHref(route, issue, base) {
-      var query = "partner=" + encodeURIComponent(route.partnerId) + "&zip=" + encodeURIComponent(route.location.zip);
+    /** What the pro told us of themselves, in a line (web/results.py `trust_facts` says the same). */
+    function trustFacts(partner) {
+      var facts = [];
+      if (partner.licenseNumber) facts.push(fill(words.trust.license, { number: partner.licenseNumber }));
+      if (partner.insured === true) facts.push(words.trust.insured);
+      if (typeof partner.yearsInBusiness === "number") {
+        facts.push(partner.yearsInBusiness === 1 ? words.trust.oneYear
+          : fill(words.trust.years, { years: partner.yearsInBusiness }));
+      }
+      if (partner.hours) facts.push(partner.hours);
+      if (partner.guarantee) facts.push(partner.guarantee);
+      return facts;
+    }
+
+    /** The other pros serving the place (routeByZip's `alternatives`, next best first), each with a call link and
+     * the "ask them to come out" form when the card has one. */
+    function otherPros(route, o, level) {
+      var box = el("div", "gdr-other-pros");
+      add(box, subtitle(level, words.otherProsHeading));
+      var list = el("ul", "gdr-other-list");
+      add(box, list);
+      route.alternatives.forEach(function (other) {
+        var item = el("li", "gdr-other");
+        add(list, item);
+        var area = other.distanceMiles === undefined || other.distanceMiles === null
+          ? fill(words.proAreaOnly, { region: other.region })
+          : fill(words.proArea, { region: other.region, miles: other.distanceMiles });
+        add(item, el("p", "gdr-other-name", other.partner.displayName), el("p", "gdr-partner-area", area));
+        var facts = trustFacts(other.partner);
+        if (facts.length) add(item, el("p", "gdr-partner-trust", facts.join(" · ")));
+        var actions = el("p", "gdr-actions");
+        add(item, actions);
+        add(actions, link(telHref(other.partner.phone), "gdr-button gdr-call",
+          fill(words.call, { phone: other.partner.phone })));
+        if (o.requestBase !== undefined && o.requestBase !== null) {
+          add(actions, link(requestHref(route, o.issue, o.requestBase, other.partnerId), "gdr-button gdr-request",
+            words.askThem));
+        }
+      });
+      return box;
+    }
+
+    /** The "ask this pro to come out" form for a routed pro, or for `partnerId` among its alternatives
+     * (web/results.py `request_href` builds the same). */
+    function requestHref(route, issue, base, partnerId) {
+      var query = "partner=" + encodeURIComponent(partnerId || route.partnerId) +
+        "&zip=" + encodeURIComponent(route.location.zip);
       if (issue) query += "&issue=" + encodeURIComponent(issue);
       return base + "/requests/new?" + query;
     }
