@@ -89,6 +89,7 @@ class Widget:
 
     def __init__(self, page: Any, service: str) -> None:
         self.page = page
+        self.service = service
         self.sent: list[tuple[str, dict[str, Any]]] = []
         self.problems: list[str] = []
         page.on("console", lambda m: self.problems.append(m.text) if m.type == "error" else None)
@@ -190,6 +191,19 @@ def test_words_that_match_nothing_get_ways_forward(open_widget: Any) -> None:
     card.wait_for()
     assert "find a pro anyway" in card.inner_text()  # no dead end: the chips above, a photo, or a pro
     widget.chip("loud bang").wait_for()
+
+
+def test_a_question_gets_an_answer_with_its_sources(open_widget: Any) -> None:
+    widget = open_widget("/plain.html")
+    widget.page.get_by_label("Or describe it in your own words").fill("how much does a new insulated double door cost?")
+    widget.page.get_by_role("button", name="Get a diagnosis").click()
+    card = widget.page.locator(".gdr-answer")
+    card.wait_for()
+    assert "installed" in card.locator(".gdr-answer-text").inner_text()
+    assert card.locator(".gdr-sources li").count() >= 1  # where the figures come from
+    styles = card.get_by_role("link", name="Compare door styles").get_attribute("href") or ""
+    assert styles.startswith(widget.service)  # the service's page, not the contractor's site
+    assert [tool for tool, _ in widget.sent] == ["homeownerAnswer", "ask"]
 
 
 def test_the_contractors_own_partner_id_is_preferred_and_its_offers_show(open_widget: Any) -> None:

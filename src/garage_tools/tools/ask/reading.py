@@ -69,9 +69,15 @@ def read_question(knowledge: Knowledge, cues: AskWords, args: AskInput) -> Readi
         kind = AnswerKind.SYMPTOM
     elif wants_price:
         kind = AnswerKind.NEW_DOOR if door_type is not None else AnswerKind.EXPLAIN
-    elif diagnosis.symptom is None and _own_door_told(cues, tokens, text):
-        # "my door is stuck halfway": a description no symptom fits, not a question. A lab passage that shares
-        # its words would read as an answer to something never asked; asking for more words is honest.
+    elif (
+        diagnosis.symptom is None
+        and door_type is None
+        and _asks_nothing(cues, tokens, text)
+        and not _names_a_part(knowledge, text)
+    ):
+        # "my door is stuck halfway", "the thing is acting weird": words no symptom fits, no question and no part
+        # or door named. A lab passage that shares a word would read as an answer to something never asked;
+        # asking for more words is honest.
         kind = AnswerKind.UNKNOWN
     else:
         kind = AnswerKind.EXPLAIN
@@ -102,11 +108,14 @@ def _general_question(cues: AskWords, tokens: list[str]) -> bool:
     return starts and cues.first_person.found_in(tokens) is None
 
 
-def _own_door_told(cues: AskWords, tokens: list[str], text: str) -> bool:
-    """The person tells of their own door ("my door ...") without asking anything: no question mark, and no
-    question word leading off."""
-    asks = "?" in text or (bool(tokens) and cues.question_words.found_in(tokens[:2]) is not None)
-    return not asks and cues.first_person.found_in(tokens) is not None
+def _asks_nothing(cues: AskWords, tokens: list[str], text: str) -> bool:
+    """No question mark, and no question word leading off: the words tell rather than ask."""
+    return "?" not in text and not (bool(tokens) and cues.question_words.found_in(tokens[:2]) is not None)
+
+
+def _names_a_part(knowledge: Knowledge, text: str) -> bool:
+    """A part named ("belt drive vs chain drive") is something the labs can explain unasked."""
+    return part_finder(knowledge).find(text) is not None
 
 
 def _zip_in(text: str) -> str | None:

@@ -319,9 +319,20 @@
         var shown = cards.journeyCards(reply, { level: 3, place: where, requestBase: service });
         var location = reply.route && reply.route.location;
         var ambiguous = reply.route && reply.route.covered && location && location.ambiguous && reply.route.hint;
-        if (shown.diagnosis) show(answer, [shown.diagnosis], form === askForm);
         if (where) show(proAnswer, [shown.pro, ambiguous ? cards.message(reply.route.hint, "notice") : null], form === proForm);
+        if (shown.diagnosis && !reply.diagnosis.symptom && description) {
+          // Not a symptom: perhaps a question ("how much is a new insulated door?"); the answerer has a go.
+          return answered(description, shown.diagnosis, form === askForm);
+        }
+        if (shown.diagnosis) show(answer, [shown.diagnosis], form === askForm);
       }).catch(failed(region)).then(function () { busy(form, region, false); });
+    }
+
+    /** The ask tool's answer to words that name no symptom, or the no-match card when it has none either. */
+    function answered(question, noMatch, focus) {
+      return ask(widget, "ask", { question: question.slice(0, 2000) }).then(function (reply) {
+        show(answer, [reply.kind === "unknown" ? noMatch : cards.answerCard(reply, { level: 3 })], focus);
+      });
     }
 
     askForm.addEventListener("submit", function (event) {
