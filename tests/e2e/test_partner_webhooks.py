@@ -7,8 +7,10 @@ GARAGE_TOOLS_TEST_STACK=postgres-redis."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from tests.conftest import LiveServer, start_server, stop_server
@@ -106,3 +108,30 @@ def test_a_partner_cannot_see_or_change_anothers_endpoints(
     assert server.query("SELECT count(*) FROM webhook_endpoints WHERE id = $1", theirs) == [(0,)]
     # Signed out: the page sends you to sign in, and its forms do nothing.
     assert Partner(server).client.get("/partners/webhooks").status_code == 303
+
+
+def test_an_inspection_shared_with_consent_arrives_as_a_signed_lead(
+    server: LiveServer, dixie: Partner, receiver: WebhookReceiver
+) -> None:
+    # Dixie's endpoint (the first test's) is on; the homeowner in 84770 agrees that the pro may contact them.
+    before = len(receiver.verified())
+    body = {
+        "recipient": {"email": "sam.rivera@example.com", "zip": "84770", "name": "Sam Rivera"},
+        "consent": {"marketing": False, "contactShare": True},
+        "items": {"springs": {"status": "fix"}},
+    }
+    report = httpx.post(f"{server.url}/api/v1/submitInspection", json=body, timeout=15).json()
+    eventually(lambda: any(r.verified["type"] == "lead.inspection" for r in receiver.verified()[before:]))
+    [lead] = [r.verified for r in receiver.verified()[before:] if r.verified["type"] == "lead.inspection"]
+    data = lead["data"]
+    assert data["reportId"] == report["reportId"] and data["reportUrl"].endswith(report["reportId"])
+    assert data["contact"] == {"name": "Sam Rivera", "email": "sam.rivera@example.com"} and data["zip"] == "84770"
+    # Without consent the homeowner's details stay with us: no lead event at all.
+    quiet = {
+        **body,
+        "recipient": {**body["recipient"], "email": "quiet@example.com"},
+        "consent": {"marketing": False, "contactShare": False},
+    }
+    assert httpx.post(f"{server.url}/api/v1/submitInspection", json=quiet, timeout=15).status_code == 200
+    time.sleep(1.5)  # the mail worker polls every 0.2 s: a second event would have arrived by now
+    assert sum(r.verified["type"] == "lead.inspection" for r in receiver.verified()) == 1

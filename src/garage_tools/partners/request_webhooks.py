@@ -1,11 +1,13 @@
-"""Service requests as webhook events: what each event's `data` holds.
+"""Service requests and consented inspection leads as webhook events: what each event's `data` holds.
 
 The requests' store calls `request_events` (its one hook) in the transaction of every change, and the
 events are queued there (`store/webhooks.py` `enqueue_event`): a request and its deliveries stand or fall
 together. The partner a request is offered to gets `request.created` when it arrives (also when it was
 passed on from another partner), then `request.updated` or `request.cancelled`; a partner whose
 unanswered request was passed on gets one last `request.updated` with the status `reassigned`, without
-the homeowner's details. The shapes are documented in docs/api.md (Webhook events).
+the homeowner's details. An inspection whose homeowner agreed that the pro may contact them is
+`lead.inspection`, queued in the transaction that stores the report and its lead. The shapes are documented
+in docs/api.md (Webhook events).
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from garage_tools.partners.notices import report_link
+from garage_tools.store.partners import Lead
 from garage_tools.store.service_requests import CREATED, UPDATED, RequestEvent, StoredRequest
 from garage_tools.store.webhooks import enqueue_event
 
 REASSIGNED = "reassigned"
+LEAD_INSPECTION = "lead.inspection"
 
 
 def _iso(moment: Any) -> str | None:
@@ -61,3 +66,22 @@ async def request_events(session: AsyncSession, event: RequestEvent) -> None:
     if moved and event.previous_partner_id is not None and event.detail.get("outcome") == "no_answer":
         gone = {"requestId": request.id, "status": REASSIGNED, "changedBy": event.by.value}
         await enqueue_event(session, event.previous_partner_id, UPDATED, gone, event.at)
+
+
+async def inspection_lead_event(session: AsyncSession, lead: Lead) -> bool:
+    """Queue `lead.inspection` for the lead's partner when the homeowner shared their details (a lead without
+    them is demand, not a lead, and is never sent); whether one was queued."""
+    if not (lead.covered and lead.partner_id and lead.contact_email and lead.report_id):
+        return False
+    data = {
+        "reportId": lead.report_id,
+        "reportUrl": report_link(lead.base_url, lead.report_id),
+        "zip": lead.zip,
+        "issueKey": lead.issue,
+        "doorSize": lead.door_size,
+        "heat": lead.lead_heat,
+        "contact": {"name": lead.contact_name, "email": lead.contact_email},
+        "createdAt": _iso(lead.created_at),
+    }
+    await enqueue_event(session, lead.partner_id, LEAD_INSPECTION, data, lead.created_at)
+    return True

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from garage_tools.errors import ToolFailed
 from garage_tools.knowledge.checklist import ItemStatus
+from garage_tools.partners.request_webhooks import inspection_lead_event
 from garage_tools.registry import Annotations, Tool, ToolContext, ToolData
 from garage_tools.store.inspections import (
     DuplicateIdempotencyKey,
@@ -117,7 +118,9 @@ async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> Su
     async def with_the_report(session: AsyncSession) -> str | None:
         # The lead (with the homeowner's contact details) and the e-mail stand or fall with the report.
         if lead is not None:
-            await insert_lead(session, replace(lead, base_url=ctx.base_url), data.partners.notices.tell_at_once)
+            shared = replace(lead, base_url=ctx.base_url)
+            await insert_lead(session, shared, data.partners.notices.tell_at_once)
+            await inspection_lead_event(session, shared)
         return await data.outbox.enqueue(session, mail) if mail is not None else None
 
     new = NewInspection(
