@@ -118,8 +118,10 @@ async def answer_homeowner(args: HomeownerAnswerInput, ctx: ToolContext) -> Home
     if route.covered and route.partner_id:
         offers = PromotionsInput.model_validate({"partnerId": route.partner_id})
         answer.promotions = await get_active_promotions(offers, ctx)
-    for issue in answer.diagnosis.likely_issues if answer.diagnosis is not None else []:
-        priced: dict[str, object] = {"issueKey": issue.key, "zip": route.location.zip}
+    diagnosis = answer.diagnosis
+    language = diagnosis.lang if diagnosis is not None else None  # a Spanish description: the prices' words too
+    for issue in diagnosis.likely_issues if diagnosis is not None else []:
+        priced: dict[str, object] = {"issueKey": issue.key, "zip": route.location.zip, "lang": language}
         if args.door_size is not None:
             priced["doorSize"] = args.door_size
         answer.costs.append(estimate(ctx.knowledge, CostEstimateInput.model_validate(priced)))

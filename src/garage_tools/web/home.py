@@ -25,13 +25,15 @@ from garage_tools.access.caller import Caller
 from garage_tools.access.policy import Access
 from garage_tools.errors import ServiceError
 from garage_tools.imaging import MAX_IMAGE_BYTES
+from garage_tools.languages import SUPPORTED
 from garage_tools.registry import Registry
 from garage_tools.services import Services
 from garage_tools.tools.cost import parse_door_size
 from garage_tools.web.forms import DoubleSubmit, PhotoForm, Refused, check_origin, read_form, read_photo_form
 from garage_tools.web.page_tools import LimitReached, PageTools
-from garage_tools.web.pages import render
+from garage_tools.web.pages import page_language, render
 from garage_tools.web.results import fill, load_words, symptom_chips
+from garage_tools.web.translations import translate_words
 
 FormT = TypeVar("FormT", dict[str, str], PhotoForm)
 NO_STORE = {"Cache-Control": "no-store"}
@@ -114,9 +116,12 @@ class HomePage:
     def __init__(self, services: Services, access: Access, registry: Registry) -> None:
         self.tools = PageTools(services, access, registry)
         self.access = access
-        self.words = load_words()
-        #: Each symptom's first phrase: the one-tap chips widgets offer, which always match their symptom.
-        self.chips = symptom_chips(services.knowledge)
+        english = load_words()
+        #: The cards' words and the one-tap chips (each symptom's first phrase, which always matches it) per language.
+        self._words: dict[str, dict[str, Any]] = {
+            language: translate_words(english, language) for language in SUPPORTED
+        }
+        self._chips = {language: symptom_chips(services.knowledge, language) for language in SUPPORTED}
         photo_tool = registry.find(PHOTO_TOOL)  # a registry of other tools (tests) serves the page too
         cap = photo_tool.usage_cap if photo_tool is not None else None
         self.photo_cap = cap.name if cap is not None else ""
@@ -151,7 +156,7 @@ class HomePage:
     async def _answer(self, request: Request, answer: Answer) -> Response:
         """What the ask form, the place form and a reopened diagnosis link show."""
         if not answer.description and not answer.place:
-            answer.ask_error, answer.status = self.words["errors"]["describe"], 400
+            answer.ask_error, answer.status = self.words(request)["errors"]["describe"], 400
             return self._render(request, answer)
         caller = await self.tools.caller(request)
         try:
@@ -169,10 +174,11 @@ class HomePage:
         except Refused as refused:
             if refused.status != 413:
                 return self._refused(request, refused)
-            return self._render(request, Answer(photo_error=self.words["errors"]["image_too_large"], status=413))
+            too_large = self.words(request)["errors"]["image_too_large"]
+            return self._render(request, Answer(photo_error=too_large, status=413))
         answer = Answer(description=form.get("description").strip(), place=form.get("place").strip())
         if not form.photo:
-            answer.photo_error, answer.status = self.words["errors"]["image_missing"], 400
+            answer.photo_error, answer.status = self.words(request)["errors"]["image_missing"], 400
             return self._render(request, answer)
         image = {"data": base64.b64encode(form.photo).decode("ascii"), "mimeType": form.media_type}
         arguments: dict[str, Any] = {"image": image}
@@ -213,7 +219,7 @@ class HomePage:
         answer.promotions = journey.get("promotions")
         answer.costs = {estimate["issueKey"]: estimate for estimate in journey.get("costs", [])}
         if problem := journey.get("placeError"):
-            answer.place_error = self.plain_error(400, problem["code"], answer.place)
+            answer.place_error = self.plain_error(request, 400, problem["code"], answer.place)
             answer.status = 400
         if route is None:
             return
@@ -221,7 +227,7 @@ class HomePage:
         answer.cost_place = f"{location['city']}, {location['state']}"
         if location.get("ambiguous"):  # the likeliest of several places of that name: offer the others
             answer.place_choices = [f"{other['city']}, {other['state']}" for other in location.get("alternatives", [])]
-            answer.place_choices_intro = fill(self.words["otherPlaces"], place=answer.cost_place)
+            answer.place_choices_intro = fill(self.words(request)["otherPlaces"], place=answer.cost_place)
 
     async def _call(
         self, request: Request, caller: Caller, name: str, arguments: dict[str, Any], *, place: str = ""
@@ -230,7 +236,7 @@ class HomePage:
         try:
             return (await self.tools.call(request, caller, name, arguments)).result
         except LimitReached as limit:
-            errors = self.words
+            errors = self.words(request)
             text = (
                 errors["photoCapReached"]
                 if self.photo_cap and limit.of_cap(self.photo_cap)
@@ -239,14 +245,19 @@ class HomePage:
             raise Refusal(text, 429, {"Retry-After": str(limit.retry_after)}) from None
         except ServiceError as error:
             fallback = "describe" if name == JOURNEY_TOOL and arguments.get("description") else "invalid"
-            sentence = self.plain_error(error.status, error.code, place, fallback)
+            sentence = self.plain_error(request, error.status, error.code, place, fallback)
             raise Refusal(sentence, error.status, error.headers) from None
 
-    def plain_error(self, status: int, code: str, place: str = "", fallback: str = "invalid") -> str:
+    def words(self, request: Request) -> dict[str, Any]:
+        """The cards' words in the reader's language (web/pages.py `page_language`)."""
+        return self._words[page_language(request)]
+
+    def plain_error(self, request: Request, status: int, code: str, place: str = "", fallback: str = "invalid") -> str:
         """What to tell the homeowner about a refused call (never the API's own wording)."""
-        sentences: dict[str, str] = self.words["errors"]
+        words = self.words(request)
+        sentences: dict[str, str] = words["errors"]
         if status >= 500:
-            return sentences.get(code, str(self.words["tryAgain"]))
+            return sentences.get(code, str(words["tryAgain"]))
         if code in sentences:
             return fill(sentences[code], place=place)
         return sentences[fallback]
@@ -272,10 +283,10 @@ class HomePage:
         token, fresh = FORM_TOKEN.token(request)
         context = {
             "answer": answer,
-            "words": self.words,
-            "chips": self.chips,
+            "words": self.words(request),
+            "chips": self._chips[page_language(request)],
             "csrf": token,
-            "config": {"words": self.words, "photoCap": self.photo_cap},
+            "config": {"words": self.words(request), "photoCap": self.photo_cap},
         }
         response = render(
             request, "home/index.html", context, status=answer.status, headers={**NO_STORE, **answer.headers}

@@ -55,6 +55,11 @@ REQUIRED_WORDS = frozenset(
         "website",
         "offersHeading",
         "offerUntil",
+        "longDate",
+        "months",
+        "askThem",
+        "otherProsHeading",
+        "trust",
         "severity",
         "verdictUnknownTitle",
         "verdictTitle",
@@ -83,9 +88,10 @@ def load_words(path: Path = WORDS_FILE) -> dict[str, Any]:
     return words
 
 
-def symptom_chips(knowledge: Knowledge) -> list[str]:
-    """Each symptom's first phrase: the one-tap chips the front door and the widget offer (each matches its symptom)."""
-    return [symptom.phrases[0] for symptom in knowledge.tree.symptoms]
+def symptom_chips(knowledge: Knowledge, language: str | None = None) -> list[str]:
+    """Each symptom's first phrase in `language` (default English): the one-tap chips the front door and the widget
+    offer (each matches its symptom)."""
+    return [symptom.phrases[0] for symptom in knowledge.language(language).tree.symptoms]
 
 
 def fill(template: str, **values: object) -> str:
@@ -141,10 +147,10 @@ def tel_href(phone: str) -> str:
     return "tel:" + digits
 
 
-def long_date(iso: str) -> str:
-    """`2030-12-31` -> `December 31, 2030`."""
+def long_date(iso: str, words: Mapping[str, Any]) -> str:
+    """`2030-12-31` in the words' language: "December 31, 2030" (results.js `longDate` says the same)."""
     day = date.fromisoformat(iso)
-    return f"{day:%B} {day.day}, {day.year}"
+    return fill(words["longDate"], month=words["months"][day.month - 1], day=day.day, year=day.year)
 
 
 FILTERS: dict[str, Callable[..., object]] = {

@@ -8,9 +8,12 @@ memory when first needed (a few milliseconds), so no generated `.mo` file is eve
 from __future__ import annotations
 
 import gettext
+import json
+from collections.abc import Iterator
 from functools import lru_cache
 from io import BytesIO
 from pathlib import Path
+from typing import IO, Any
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
@@ -36,3 +39,53 @@ def translations(language: str) -> gettext.NullTranslations:
     write_mo(compiled, catalog, use_fuzzy=False)  # an unreviewed (fuzzy) translation shows the English
     compiled.seek(0)
     return gettext.GNUTranslations(compiled)
+
+
+#: A JSON words file's keys that are notes for people, not words a page shows.
+_NOT_SHOWN = frozenset({"about", "$schema"})
+
+
+def translate_words(words: Any, language: str) -> Any:
+    """A JSON words file (such as the result cards' `results-words.json`) in `language`: every string it
+    shows looked up in the gettext catalog (its English is the message id), keys and notes left as they are.
+    The browser's copy of the cards (results.js) receives these same words, so both renderings agree."""
+    if language == DEFAULT:
+        return words
+    gettext = translations(language).gettext
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return gettext(value) if value else value
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        if isinstance(value, dict):
+            return {key: item if key in _NOT_SHOWN else walk(item) for key, item in value.items()}
+        return value
+
+    return walk(words)
+
+
+def extract_words(
+    fileobj: IO[bytes], keywords: object, comment_tags: object, options: object
+) -> Iterator[tuple[int, str | None, str, list[str]]]:
+    """A Babel extraction method for JSON words files (babel.cfg): each string a page shows, with its line."""
+    text = fileobj.read().decode("utf-8")
+    lines = text.splitlines()
+
+    def strings(value: Any) -> Iterator[str]:
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, list):
+            for item in value:
+                yield from strings(item)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if key not in _NOT_SHOWN:
+                    yield from strings(item)
+
+    for message in strings(json.loads(text)):
+        if not message:
+            continue
+        quoted = json.dumps(message, ensure_ascii=False)
+        line = next((number for number, row in enumerate(lines, 1) if quoted in row), 1)
+        yield line, None, message, []

@@ -48,11 +48,10 @@
   }
 
   /** "2030-12-31" -> "December 31, 2030" (the date as written, in no time zone). */
-  function longDate(iso) {
+  /** `2030-12-31` in the words' language: "December 31, 2030" (web/results.py `long_date` says the same). */
+  function longDate(iso, words) {
     var parts = String(iso).split("-");
-    var months = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-      "October", "November", "December"];
-    return months[Number(parts[1]) - 1] + " " + Number(parts[2]) + ", " + parts[0];
+    return fill(words.longDate, { month: words.months[Number(parts[1]) - 1], day: Number(parts[2]), year: parts[0] });
   }
 
   /** A routed place as people write it: "Saint George, UT". */
@@ -167,7 +166,7 @@
     function offersList(level, promotions) {
       var list = el("ul", "gdr-offers");
       promotions.promotions.forEach(function (offer) {
-        var terms = fill(words.offerUntil, { date: longDate(offer.validUntil) }) + (offer.terms ? " " + offer.terms : "");
+        var terms = fill(words.offerUntil, { date: longDate(offer.validUntil, words) }) + (offer.terms ? " " + offer.terms : "");
         add(list, add(el("li", "gdr-offer"),
           el("p", "gdr-offer-badge", offer.discount.label),
           el("p", "gdr-offer-title", offer.title),
