@@ -20,6 +20,7 @@ from garage_tools.knowledge.photos import PhotoLibrary, load_photo_library
 from garage_tools.languages import from_accept_language
 from garage_tools.lifetime import Background
 from garage_tools.mail.outbox import Outbox
+from garage_tools.partners.business_hours import business_hours
 from garage_tools.partners.service import Partners
 from garage_tools.providers.factory import build_models
 from garage_tools.registry import ToolContext, ToolData
@@ -60,6 +61,7 @@ class Services:
                 outbox=self.outbox,
                 knowledge=self.knowledge,
                 response_hours=self.settings.request_response_hours,
+                business_hours=business_hours(self.settings.request_business_hours),
                 limit_per_contact=self.settings.request_limit_per_contact,
             ),
             models=build_models(self.settings),

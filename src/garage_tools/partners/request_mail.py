@@ -32,7 +32,7 @@ from garage_tools.store.service_requests import (
 
 log = logging.getLogger(__name__)
 
-CONSOLE_PATH = "/partners"
+CONSOLE_PATH = "/partners/requests"  # the console's request inbox
 PARTS_OF_DAY = {"morning": "morning", "afternoon": "afternoon", "evening": "evening"}
 
 
@@ -98,7 +98,8 @@ def partner_request_mail(to: str, partner_name: str, request: StoredRequest, pro
         lines += ["", f"Accept it with a time, or decline it: {request.base_url}{CONSOLE_PATH}"]
     lines += [
         "",
-        f"Please answer within {_hours(hours)}. A request not answered by then is offered to another local pro, "
+        f"Please answer within {_hours(hours)} of business hours. A request not answered by then is offered to "
+        "another local pro, "
         "and the homeowner is told.",
     ]
     return Mail(

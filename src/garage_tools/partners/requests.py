@@ -1,7 +1,8 @@
 """Service requests as the partner side and the homeowner side use them: changes, re-routing, the sweep.
 
 A homeowner consented to a pro, not to one name, so a request the partner declines, or leaves unanswered for
-`response_hours` (plain hours: nights and weekends count), is offered to the next partner that serves its
+`response_hours` of business hours (`business_hours.py`: by default 08:00-18:00 Monday to Saturday in the local
+time of the request's place), is offered to the next partner that serves its
 ZIP code and has not had it yet, and the homeowner is told (`request_mail.py`). A decline is passed on in
 the transaction that records it; silence is found by `sweep`, which `serve` runs every
 `GARAGE_TOOLS_REQUEST_SWEEP_SECONDS` and `garage-tools requests sweep` runs on demand. When nobody else
@@ -22,7 +23,9 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from garage_tools.partners.business_hours import BusinessHours
 from garage_tools.partners.directory import PartnerDirectory
+from garage_tools.partners.request_mail import zone_of
 from garage_tools.store.service_requests import (
     Actor,
     Change,
@@ -56,14 +59,21 @@ class ServiceRequests:
         directory: PartnerDirectory,
         *,
         response_hours: float = 2.0,
+        business_hours: BusinessHours | None = None,
         limit_per_contact: int = 3,
         clock: Clock = utc_now,
     ) -> None:
         self.repository = repository
         self.directory = directory
         self.response_hours = response_hours
+        self.business_hours = business_hours or BusinessHours()
         self.limit_per_contact = limit_per_contact
         self.clock = clock
+
+    async def answer_by(self, offered_at: datetime, zip_code: str) -> datetime:
+        """When the partner a request was offered to at `offered_at` must have answered (UTC)."""
+        places = (await self.directory.current()).places
+        return self.business_hours.deadline(offered_at, self.response_hours, zone_of(places, zip_code))
 
     async def next_partner(self, request: StoredRequest) -> str | None:
         """The nearest active partner serving the request's ZIP code that has not had it (None: nobody)."""
@@ -105,9 +115,12 @@ class ServiceRequests:
     async def sweep(self) -> SweepResult:
         """Offer every request left unanswered past `response_hours` to the next partner, when there is one."""
         now = self.clock()
+        # Offered at least `response_hours` ago (business hours only make the wait longer), and past due.
         waiting = await self.repository.waiting(now - timedelta(hours=self.response_hours))
         passed = 0
         for request in waiting:
+            if await self.answer_by(request.offered_at, request.zip) > now:
+                continue  # sent at night or on a Sunday: the partner's clock has not run out
             partner_id = await self.next_partner(request)
             if partner_id is None:
                 continue  # nobody else serves it: it stays with its partner

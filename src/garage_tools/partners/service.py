@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.mail import Outbox
+from garage_tools.partners.business_hours import BusinessHours
 from garage_tools.partners.directory import PartnerDirectory
 from garage_tools.partners.notices import LeadNotices, problem_words
 from garage_tools.partners.referrals import ReferralRecorder
@@ -44,6 +45,7 @@ class Partners:
         outbox: Outbox | None = None,
         knowledge: Knowledge | None = None,
         response_hours: float = 2.0,
+        business_hours: BusinessHours | None = None,
         limit_per_contact: int = 3,
     ) -> Partners:
         """Everything over `database`; without an `outbox`, leads and requests are stored but nobody is mailed.
@@ -61,6 +63,7 @@ class Partners:
             ServiceRequestRepository(database, hooks=hooks),
             directory,
             response_hours=response_hours,
+            business_hours=business_hours or BusinessHours(),
             limit_per_contact=limit_per_contact,
         )
         return cls(repository, directory, ReferralRecorder(ReferralRepository(database)), notices, requests)

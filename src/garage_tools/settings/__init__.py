@@ -198,8 +198,16 @@ class Settings(LimitSettings, MailSettings, ModelSettings, WebhookSettings):
         gt=0,
         le=720,
         description=(
-            "Plain hours (not business hours: nights and weekends count) a partner has to answer a service "
-            "request before it is offered to the next partner that serves the ZIP code, and the homeowner told."
+            "Business hours (`REQUEST_BUSINESS_HOURS`) a partner has to answer a service request before it is "
+            "offered to the next partner that serves the ZIP code, and the homeowner told."
+        ),
+    )
+    request_business_hours: str = Field(
+        default="mon-sat 08:00-18:00",
+        max_length=40,
+        description=(
+            "When a partner's response time runs, in the local time of the request's place: days and opening "
+            "hours such as `mon-sat 08:00-18:00`, or `always` (every hour counts, nights and weekends too)."
         ),
     )
     request_sweep_seconds: float = Field(

@@ -132,7 +132,7 @@ async def request_service(args: RequestServiceInput, ctx: ToolContext) -> Reques
         created_at=now,
     )
     zone = zone_of(snapshot.places, args.zip)
-    answer_by = now + timedelta(hours=requests.response_hours)
+    answer_by = await requests.answer_by(now, args.zip)
     words = next_step_words(listing.display_name, answer_by, zone, now)
 
     async def confirm(session: AsyncSession, stored: StoredRequest, token: str) -> None:
@@ -186,7 +186,7 @@ async def _replay(
     listing = snapshot.index.get(stored.partner_id)
     if listing is None:
         raise UnknownPartner(f"The partner of request {stored.id} is no longer in the directory.")
-    answer_by = stored.offered_at + timedelta(hours=partners.requests.response_hours)
+    answer_by = await partners.requests.answer_by(stored.offered_at, stored.zip)
     words = next_step_words(listing.display_name, answer_by, zone_of(snapshot.places, stored.zip), stored.created_at)
     token = derived_token(stored.token_salt, ctx.idempotency_key)
     return _answer(stored, token, listing, answer_by, words, ctx.base_url, replayed=True)

@@ -152,6 +152,7 @@ class RequestInbox:
             "shown": SHOWN,
             "reasons": DECLINE_REASONS,
             "response_hours": _hours_words(self.requests.response_hours),
+            "business_hours": self.requests.business_hours.words(),
         }
         return render(request, "partners/requests.html", context, status=status, headers=NO_STORE)
 
