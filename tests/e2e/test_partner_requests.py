@@ -49,14 +49,14 @@ def red_rock(server: LiveServer) -> Partner:
 _homeowners = iter(range(10, 250))
 
 
-def ask_for_a_pro(server: LiveServer) -> tuple[dict[str, Any], str]:
+def ask_for_a_pro(server: LiveServer, **changes: Any) -> tuple[dict[str, Any], str]:
     """A new homeowner's request to Dixie through REST, from their own address: the tool's answer, and the
     homeowner's e-mail address (a contact may send only three requests a day)."""
     n = next(_homeowners)
     email = f"dana{n}@example.com"
     contact = {"name": "Dana Reyes", "phone": f"(435) 555-{n:04d}", "email": email}
     with httpx.Client(base_url=server.url, headers={"X-Forwarded-For": f"198.18.9.{n}"}, timeout=15) as api:
-        answer = api.post("/api/v1/requestService", json=body(contact=contact))
+        answer = api.post("/api/v1/requestService", json=body(contact=contact, **changes))
     assert answer.status_code == 200, answer.text
     return dict(answer.json()), email
 
@@ -155,3 +155,18 @@ def test_searches_show_as_demand_counted_once_a_person_and_mail_nobody(server: L
     line = "2 homeowners in 84770 looked for help with “Frayed or broken lift cable”"
     eventually(lambda: line in dixie.client.get("/partners").text)
     assert server.query("SELECT COUNT(*) FROM outbox")[0][0] == mails_before
+
+
+def test_a_homeowner_who_writes_spanish_is_marked_for_the_pro(server: LiveServer, dixie: Partner) -> None:
+    number = ask_for_a_pro(server, description="escuché un estallido y el portón ya no sube")[0]["requestId"]
+    card = card_of(dixie.client.get("/partners/requests").text, number)
+    assert "Speaks" in card and "Spanish" in card
+    eventually(
+        lambda: any(number in subject for subject, _, _ in mails_to(server, "office@dixie-door-and-spring.example.com"))
+    )
+    [text] = [
+        text for subject, text, _ in mails_to(server, "office@dixie-door-and-spring.example.com") if number in subject
+    ]
+    assert "Speaks:  Spanish" in text
+    english = ask_for_a_pro(server)[0]["requestId"]  # "loud bang and the door won't open"
+    assert "Speaks" not in card_of(dixie.client.get("/partners/requests").text, english)

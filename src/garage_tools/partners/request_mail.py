@@ -34,6 +34,14 @@ log = logging.getLogger(__name__)
 
 CONSOLE_PATH = "/partners/requests"  # the console's request inbox
 PARTS_OF_DAY = {"morning": "morning", "afternoon": "afternoon", "evening": "evening"}
+#: The homeowner's language as a partner reads it (languages.py `SUPPORTED`).
+LANGUAGE_NAMES = {"en": "English", "es": "Spanish"}
+
+
+def speaks(request: StoredRequest) -> str | None:
+    """ "Spanish" when the homeowner wrote in a language other than English, so the pro can send someone who
+    speaks it; None for English."""
+    return LANGUAGE_NAMES.get(request.language, request.language) if request.language != "en" else None
 
 
 def status_url(base_url: str, token: str) -> str:
@@ -87,6 +95,8 @@ def request_lines(request: StoredRequest, problem: str) -> list[str]:
         lines.append(f"E-mail:  {request.contact_email}")
     if request.notes:
         lines.append(f"Notes:   {request.notes}")
+    if language := speaks(request):
+        lines.append(f"Speaks:  {language} (they wrote in {language}: send someone who speaks it if you can)")
     lines.append("The homeowner asked for a pro to come out and agreed that you may contact them.")
     return lines
 

@@ -45,6 +45,7 @@ def request_data(request: StoredRequest) -> dict[str, Any]:
         "windows": [w.as_json() for w in request.windows],
         "notes": request.notes,
         "reportId": request.report_id,
+        "language": request.language,
         "arrivalWindow": arrival,
         "reason": request.reason,
         "receivedAt": _iso(request.offered_at),

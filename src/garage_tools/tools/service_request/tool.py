@@ -27,6 +27,7 @@ from garage_tools.errors import (
     ServiceUnavailable,
     UnknownPartner,
 )
+from garage_tools.languages import DEFAULT, supported
 from garage_tools.partners.index import Listing
 from garage_tools.partners.request_mail import homeowner_confirmation_mail, next_step_words, status_url, zone_of
 from garage_tools.partners.service import Partners
@@ -37,6 +38,7 @@ from garage_tools.store.service_requests import (
     StoredRequest,
     Window,
 )
+from garage_tools.tools.diagnose import understand
 from garage_tools.tools.idempotency import idempotency_hash, request_hash, reused_key
 from garage_tools.tools.routing.tool import resolve_issue
 from garage_tools.tools.service_request.models import (
@@ -122,6 +124,7 @@ async def request_service(args: RequestServiceInput, ctx: ToolContext) -> Reques
         contact_email=args.contact.email,
         windows=[Window(w.date, w.part_of_day.value) for w in args.windows],
         notes=args.notes,
+        language=_language(ctx, args),
         report_id=args.report_id,
         source=ctx.caller.surface[:16],
         request_hash=fingerprint,
@@ -175,6 +178,15 @@ def _answer(
         created_at=request.created_at,
         replayed=replayed,
     )
+
+
+def _language(ctx: ToolContext, args: RequestServiceInput) -> str:
+    """The homeowner's language, so the pro can send someone who speaks it: read from their own words (the
+    caller's languages settle a tie), else the first the caller asked for that we speak, else English."""
+    words = " ".join(text for text in (args.description, args.notes) if text)
+    if words:
+        return understand(ctx.knowledge, words, ctx.languages)[0]
+    return next((code for code in map(supported, ctx.languages) if code), DEFAULT)
 
 
 async def _replay(

@@ -18,7 +18,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from garage_tools.knowledge.places import Gazetteer
-from garage_tools.partners.request_mail import when_words, windows_words, zone_of
+from garage_tools.partners.request_mail import speaks, when_words, windows_words, zone_of
 from garage_tools.partners.requests import ServiceRequests
 from garage_tools.store.service_requests import (
     OPEN,
@@ -174,6 +174,7 @@ class RequestInbox:
             "answered_minutes": answered,
             "answered": _minutes_words(answered) if answered is not None else None,
             "passed_on": bool(found.previous_offers),
+            "speaks": speaks(found),
             "today": datetime.now(zone).date().isoformat(),
             "zone": offered.tzname(),
         }
