@@ -128,6 +128,34 @@ def test_without_javascript_a_homeowner_sends_sees_and_cancels(server: LiveServe
     assert any("Cancelled" in s for s, _, _ in mails_to(server, office(DIXIE)))
 
 
+def test_a_spanish_reader_gets_the_form_and_the_status_page_in_spanish(server: LiveServer) -> None:
+    browser = client(server, 4)
+    browser.headers["Accept-Language"] = "es-US,es;q=0.9"
+    form = browser.get("/requests/new", params={"partner": DIXIE, "zip": "84770"})
+    assert '<html lang="es"' in form.text and "Pida a Dixie Door &amp; Spring que venga" in form.text
+    assert "Enviar mi solicitud" in form.text and "Send my request" not in form.text
+    fields = {
+        "csrf": csrf_of(form),
+        "partner": DIXIE,
+        "zip": "84770",
+        "description": "el portón hace un ruido de raspado",
+        "name": "Ana Pérez",
+        "phone": "(435) 555-0142",
+        "day": (date.today() + timedelta(days=1)).isoformat(),
+        "part": "morning",
+    }
+    unticked = browser.post("/requests/new", data=fields)
+    assert unticked.status_code == 400 and "Marque la casilla" in unticked.text
+    sent = browser.post("/requests/new", data={**fields, "consent": "yes"})
+    assert sent.status_code == 303, sent.text
+    page = browser.get(sent.headers["location"]).text
+    number = re.search(r"Solicitud (R-\d{4}-\d{4}) enviada", page)
+    assert number and "Enviada a Dixie Door &amp; Spring" in page and "Cancelar mi solicitud" in page
+    assert "mañana" in page  # the time they chose, in their words
+    [(language,)] = server.query("SELECT language FROM service_requests WHERE id = $1", number.group(1))
+    assert language == "es"  # the pro is told the homeowner wrote in Spanish
+
+
 def test_an_unanswered_request_is_passed_on_by_serve_and_by_the_command(tmp_path: Path) -> None:
     live = start_server(
         tmp_path,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from garage_tools import __version__
 from garage_tools.headers import RequestHeaders
 from garage_tools.languages import COOKIE, PARAMETER, SUPPORTED, choose, supported
 from garage_tools.web.results import FILTERS
-from garage_tools.web.translations import translations
+from garage_tools.web.translations import short_day, translations
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
@@ -51,6 +52,7 @@ def _environment(language: str) -> Environment:
     )
     environment.globals.update(version=__version__, lang=language, site_contact=_site_contact)
     environment.filters.update(FILTERS)  # the shared result cards format as results.js does
+    environment.filters["short_day"] = functools.partial(short_day, language=language)
     environment.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
     return environment
 

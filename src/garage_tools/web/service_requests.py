@@ -23,6 +23,7 @@ from starlette.routing import BaseRoute, Route
 from garage_tools.access.caller import Caller
 from garage_tools.access.policy import Access
 from garage_tools.errors import ServiceError
+from garage_tools.languages import SUPPORTED
 from garage_tools.partners.request_mail import status_url, when_words, zone_of
 from garage_tools.registry import Registry
 from garage_tools.services import Services
@@ -31,7 +32,8 @@ from garage_tools.store.service_requests import RequestNotFound, Status, StoredR
 from garage_tools.tools.inspection.report import REPORT_ID
 from garage_tools.web.forms import DoubleSubmit, Refused, check_origin, read_form
 from garage_tools.web.page_tools import LimitReached, PageTools
-from garage_tools.web.pages import render
+from garage_tools.web.pages import page_language, render
+from garage_tools.web.translations import short_day, translate_words
 
 WORDS_FILE = Path(__file__).parent / "static" / "components" / "request-words.json"
 FORM_TOKEN = DoubleSubmit("gt_request", "/requests")
@@ -57,10 +59,10 @@ def fill(text: str, **values: str) -> str:
     return text
 
 
-def day_choices(today: date) -> list[tuple[str, str]]:
-    """(value, label) of the days the form offers: "2026-12-01", "Tue 1 Dec"."""
+def day_choices(today: date, language: str = "en") -> list[tuple[str, str]]:
+    """(value, label) of the days the form offers: "2026-12-01", "Tue 1 Dec" (in `language`)."""
     days = [today + timedelta(days=n) for n in range(DAYS_OFFERED)]
-    return [(day.isoformat(), f"{day:%a} {day.day} {day:%b}") for day in days]
+    return [(day.isoformat(), short_day(day, language)) for day in days]
 
 
 def arguments_of(form: dict[str, str]) -> dict[str, Any]:
@@ -105,7 +107,10 @@ class RequestPages:
         self.tools = PageTools(services, access, registry)
         self.requests = services.tool_data.partners.requests
         self.directory = services.tool_data.partners.directory
-        self.words = load_words()
+        english = load_words()
+        self._words: dict[str, dict[str, Any]] = {
+            language: translate_words(english, language) for language in SUPPORTED
+        }
 
     async def form(self, request: Request) -> Response:
         query = request.query_params
@@ -140,11 +145,11 @@ class RequestPages:
                 form["partner"] = await self._pro_for(request, caller, form)
             called = await self.tools.call(request, caller, "requestService", arguments_of(form))
         except LimitReached:
-            return await self._form(request, form, self.words["errors"]["rate_limited"], 429)
+            return await self._form(request, form, self.words(request)["errors"]["rate_limited"], 429)
         except NoProHere as none:
             return await self._form(request, form, none.message, 400)
         except ServiceError as error:
-            return await self._form(request, form, self._plain(error), error.status)
+            return await self._form(request, form, self._plain(request, error), error.status)
         path = "/requests/" + str(called.result["statusUrl"]).rsplit("/", 1)[1]
         return RedirectResponse(f"{path}?sent=1", status_code=303, headers=PRIVATE)
 
@@ -175,15 +180,16 @@ class RequestPages:
     ) -> Response:
         snapshot = await self.directory.current()
         listing = snapshot.index.get(fields.get("partner", ""))
-        pro = listing.display_name if listing else self.words["anyPro"]
+        words = self.words(request)
+        pro = listing.display_name if listing else words["anyPro"]
         token, fresh = FORM_TOKEN.token(request)
         context = {
-            "words": self.words,
+            "words": words,
             "pro": pro,
             "phone": listing.phone if listing else None,
             "ask_zip": listing is None,
             "fields": fields,
-            "days": day_choices(datetime.now(UTC).date()),
+            "days": day_choices(datetime.now(UTC).date(), page_language(request)),
             "error": error,
             "csrf": token,
             "fill": fill,
@@ -198,7 +204,8 @@ class RequestPages:
         listing = snapshot.index.get(found.partner_id)
         pro, phone = (listing.display_name, listing.phone) if listing else ("The pro", None)
         zone = zone_of(snapshot.places, found.zip)
-        status_words: dict[str, str] = self.words["status"]
+        words = self.words(request)
+        status_words: dict[str, str] = words["status"]
         if found.status is Status.ACCEPTED:
             when = when_words(found.arrival_from, found.arrival_until, zone)
             accepted = fill(status_words["accepted"], pro=pro, when=when) if when else None
@@ -207,12 +214,12 @@ class RequestPages:
             line = fill(status_words[found.status.value], pro=pro)
         form_token, fresh = FORM_TOKEN.token(request)
         context = {
-            "words": self.words,
+            "words": words,
             "request_": found,
             "line": line,
             "pro": pro,
             "phone": phone,
-            "passed_on": fill(self.words["passedOn"], pro=pro) if found.previous_offers else None,
+            "passed_on": fill(words["passedOn"], pro=pro) if found.previous_offers else None,
             "can_cancel": found.status in (Status.RECEIVED, Status.ACCEPTED),
             "sent": request.query_params.get("sent") == "1",
             "token": token,
@@ -233,12 +240,16 @@ class RequestPages:
             arguments["issue"] = form["issue"][:64]
         route = (await self.tools.call(request, caller, "routeByZip", arguments)).result
         if not route.get("covered"):
-            raise NoProHere(self.words["errors"]["noPro"])
+            raise NoProHere(self.words(request)["errors"]["noPro"])
         return str(route["partnerId"])
 
-    def _plain(self, error: ServiceError) -> str:
+    def words(self, request: Request) -> dict[str, Any]:
+        """The form's and pages' words in the reader's language (web/pages.py `page_language`)."""
+        return self._words[page_language(request)]
+
+    def _plain(self, request: Request, error: ServiceError) -> str:
         """The refusal in the homeowner's words (never the API's own wording)."""
-        sentences: dict[str, str] = self.words["errors"]
+        sentences: dict[str, str] = self.words(request)["errors"]
         if error.status >= 500:
             return sentences["tryAgain"]
         if error.code in sentences:

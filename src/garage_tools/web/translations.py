@@ -10,11 +10,13 @@ from __future__ import annotations
 import gettext
 import json
 from collections.abc import Iterator
+from datetime import date
 from functools import lru_cache
 from io import BytesIO
 from pathlib import Path
 from typing import IO, Any
 
+from babel.dates import format_date
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
@@ -39,6 +41,11 @@ def translations(language: str) -> gettext.NullTranslations:
     write_mo(compiled, catalog, use_fuzzy=False)  # an unreviewed (fuzzy) translation shows the English
     compiled.seek(0)
     return gettext.GNUTranslations(compiled)
+
+
+def short_day(day: date, language: str) -> str:
+    """A day as a short label in `language`: "Tue 1 Dec", "mar 1 dic" (Babel's CLDR names)."""
+    return format_date(day, "EEE d MMM", locale=language)
 
 
 #: A JSON words file's keys that are notes for people, not words a page shows.
