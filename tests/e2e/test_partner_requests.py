@@ -157,8 +157,13 @@ def test_searches_show_as_demand_counted_once_a_person_and_mail_nobody(server: L
     assert server.query("SELECT COUNT(*) FROM outbox")[0][0] == mails_before
 
 
-def test_a_homeowner_who_writes_spanish_is_marked_for_the_pro(server: LiveServer, dixie: Partner) -> None:
-    number = ask_for_a_pro(server, description="escuché un estallido y el portón ya no sube")[0]["requestId"]
+def test_a_homeowner_who_writes_spanish_is_marked_for_the_pro_and_written_to_in_spanish(
+    server: LiveServer, dixie: Partner
+) -> None:
+    sent, homeowner = ask_for_a_pro(server, description="escuché un estallido y el portón ya no sube")
+    number = sent["requestId"]
+    assert "tiene su solicitud" in sent["nextStep"]  # the tool's answer speaks their language too
+    eventually(lambda: any("Enviamos su solicitud a Dixie" in text for _, text, _ in mails_to(server, homeowner)))
     card = card_of(dixie.client.get("/partners/requests").text, number)
     assert "Speaks" in card and "Spanish" in card
     eventually(
@@ -168,5 +173,11 @@ def test_a_homeowner_who_writes_spanish_is_marked_for_the_pro(server: LiveServer
         text for subject, text, _ in mails_to(server, "office@dixie-door-and-spring.example.com") if number in subject
     ]
     assert "Speaks:  Spanish" in text
+    tomorrow = (date.today() + timedelta(days=1)).isoformat()
+    dixie.post(f"/partners/requests/{number}/accept", day=tomorrow, **{"from": "09:00", "until": "11:00"})
+    eventually(lambda: any("aceptó su solicitud" in text for _, text, _ in mails_to(server, homeowner)))
+    [accepted] = [text for _, text, _ in mails_to(server, homeowner) if "aceptó" in text]
+    window = re.search(r"de (\d\d):00 a (\d\d):00 \(M[SD]T\)", accepted)  # in St. George's time, whoever accepts
+    assert "Hola, Dana Reyes:" in accepted and window and int(window[2]) - int(window[1]) == 2
     english = ask_for_a_pro(server)[0]["requestId"]  # "loud bang and the door won't open"
     assert "Speaks" not in card_of(dixie.client.get("/partners/requests").text, english)

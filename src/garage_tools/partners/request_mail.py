@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from garage_tools.catalogs import short_day, translations
 from garage_tools.knowledge.places import Gazetteer
 from garage_tools.knowledge.time_zones import time_zones
 from garage_tools.mail import Mail, Outbox
@@ -58,15 +59,17 @@ def zone_of(places: Gazetteer, zip_code: str) -> ZoneInfo:
     return time_zones().of_state(state)
 
 
-def when_words(start: datetime | None, end: datetime | None, zone: ZoneInfo) -> str | None:
-    """An arrival window as people read it: "Tue 1 Dec, 9:00 to 11:00 (MST)"."""
+def when_words(start: datetime | None, end: datetime | None, zone: ZoneInfo, language: str = "en") -> str | None:
+    """An arrival window as people read it, in `language`: "Tue 1 Dec, 09:00 to 11:00 (MST)"."""
     if start is None:
         return None
+    _ = translations(language).gettext
     first = start.astimezone(zone)
-    day = f"{first:%a} {first.day} {first:%b}"
+    day, zone_name = short_day(first.date(), language), f"{first:%Z}"
     if end is None:
-        return f"{day}, from {first:%H:%M} ({first:%Z})"
-    return f"{day}, {first:%H:%M} to {end.astimezone(zone):%H:%M} ({first:%Z})"
+        return _("{day}, from {start} ({zone})").format(day=day, start=f"{first:%H:%M}", zone=zone_name)
+    until = f"{end.astimezone(zone):%H:%M}"
+    return _("{day}, {start} to {end} ({zone})").format(day=day, start=f"{first:%H:%M}", end=until, zone=zone_name)
 
 
 def windows_words(request: StoredRequest) -> str:
@@ -145,81 +148,101 @@ def _hours(hours: float) -> str:
 def homeowner_update_mail(
     request: StoredRequest, event: RequestEvent, partner: tuple[str, str], zone: ZoneInfo
 ) -> Mail | None:
-    """What the homeowner reads about a change (None: nothing worth a message, or no e-mail address)."""
+    """What the homeowner reads about a change, in their language (None: nothing worth a message, or no address)."""
     if request.contact_email is None:
         return None
+    _ = translations(request.language).gettext
     name, phone = partner
-    status = request.status
+    number, status = request.id, request.status
     if event.by is Actor.SYSTEM:
-        subject = f"Your request {request.id} is now with {name}"
+        subject = _("Your request {number} is now with {pro}").format(number=number, pro=name)
         body = [
-            "The first pro could not take your request in time, so we passed it on, as you agreed: "
-            f"{name} ({phone}) has it now and will contact you."
+            _(
+                "The first pro could not take your request in time, so we passed it on, as you agreed: {pro} "
+                "({phone}) has it now and will contact you."
+            ).format(pro=name, phone=phone)
         ]
     elif status is Status.ACCEPTED:
-        arrival = when_words(request.arrival_from, request.arrival_until, zone)
-        subject = f"{name} will come out: request {request.id}"
-        body = [f"{name} accepted your request and plans to arrive " + (arrival or "at a time they will confirm") + "."]
-        body.append(f"To change the time, call them at {phone}.")
+        arrival = when_words(request.arrival_from, request.arrival_until, zone, request.language)
+        subject = _("{pro} will come out: request {number}").format(pro=name, number=number)
+        accepted = (
+            _("{pro} accepted your request and plans to arrive {when}.").format(pro=name, when=arrival)
+            if arrival
+            else _("{pro} accepted your request and will confirm a time.").format(pro=name)
+        )
+        body = [accepted, _("To change the time, call them at {phone}.").format(phone=phone)]
     elif status is Status.DECLINED:
-        subject = f"{name} cannot take request {request.id}"
-        body = [f"{name} cannot take your request, and no other pro we know serves ZIP {request.zip} yet."]
+        subject = _("{pro} cannot take request {number}").format(pro=name, number=number)
+        body = [
+            _("{pro} cannot take your request, and no other pro we know serves ZIP {zip} yet.").format(
+                pro=name, zip=request.zip
+            )
+        ]
         if request.reason:
-            body.append(f"Their reason: {request.reason}")
+            body.append(_("Their reason: {reason}").format(reason=request.reason))
     elif status is Status.DONE:
-        subject = f"Request {request.id} is done"
-        body = [f"{name} marked your request as done. We hope the door works well again."]
+        subject = _("Request {number} is done").format(number=number)
+        body = [_("{pro} marked your request as done. We hope the door works well again.").format(pro=name)]
     elif status is Status.LOST:
-        subject = f"Request {request.id} is closed"
-        body = [f"{name} closed your request without a visit. Call them at {phone} if you still need help."]
+        subject = _("Request {number} is closed").format(number=number)
+        body = [
+            _("{pro} closed your request without a visit. Call them at {phone} if you still need help.").format(
+                pro=name, phone=phone
+            )
+        ]
     elif status is Status.CANCELLED:
-        subject = f"You cancelled request {request.id}"
-        body = [f"Your request is cancelled and {name} has been told. Nothing more will happen."]
+        subject = _("You cancelled request {number}").format(number=number)
+        body = [_("Your request is cancelled and {pro} has been told. Nothing more will happen.").format(pro=name)]
     else:
         return None
     lines = [
-        f"Hello {request.contact_name},",
+        _("Hello {name},").format(name=request.contact_name),
         "",
         *body,
         "",
-        f"Your request number is {request.id}. The link in our first e-mail about it shows where it stands.",
+        _("Your request number is {number}. The link in our first e-mail about it shows where it stands.").format(
+            number=number
+        ),
     ]
     return Mail(to=request.contact_email, subject=subject, text="\n".join(lines) + "\n", kind="service_request")
 
 
-def next_step_words(partner_name: str, answer_by: datetime, zone: ZoneInfo, now: datetime) -> str:
+def next_step_words(partner_name: str, answer_by: datetime, zone: ZoneInfo, now: datetime, language: str = "en") -> str:
     """What happens next and by when, for the tool's answer, the confirmation page and its e-mail."""
+    _ = translations(language).gettext
     local, today = answer_by.astimezone(zone), now.astimezone(zone).date()
-    day = "today" if local.date() == today else f"on {local:%a} {local.day} {local:%b}"
-    return (
-        f"{partner_name} has your request and will call or e-mail you to agree a time. If they cannot take it, "
-        f"or have not answered by {local:%H:%M} {day} ({local:%Z}), we pass it to another local pro and tell you."
-    )
+    day = _("today") if local.date() == today else _("on {day}").format(day=short_day(local.date(), language))
+    return _(
+        "{pro} has your request and will call or e-mail you to agree a time. If they cannot take it, or have not "
+        "answered by {time} {day} ({zone}), we pass it to another local pro and tell you."
+    ).format(pro=partner_name, time=f"{local:%H:%M}", day=day, zone=f"{local:%Z}")
 
 
 def homeowner_confirmation_mail(
     request: StoredRequest, partner: tuple[str, str], link: str, next_step: str
 ) -> Mail | None:
-    """The homeowner's first message: the number, what was sent, what happens next, and their status link."""
+    """The homeowner's first message, in their language: the number, what was sent, what happens next, and
+    their status link."""
     if request.contact_email is None:
         return None
+    _ = translations(request.language).gettext
     name, phone = partner
     lines = [
-        f"Hello {request.contact_name},",
+        _("Hello {name},").format(name=request.contact_name),
         "",
-        f"We sent your request to {name}. Your request number is {request.id}.",
+        _("We sent your request to {pro}. Your request number is {number}.").format(pro=name, number=request.id),
         "",
         next_step,
         "",
-        f"See where it stands, or cancel it: {link}",
+        _("See where it stands, or cancel it: {link}").format(link=link),
         "",
-        f"You can also call {name} at {phone} and quote {request.id}.",
+        _("You can also call {pro} at {phone} and quote {number}.").format(pro=name, phone=phone, number=request.id),
         "",
-        "You receive this because you asked a garage door pro to come out on Garage Door Tools.",
+        _("You receive this because you asked a garage door pro to come out on Garage Door Tools."),
     ]
     return Mail(
         to=request.contact_email,
-        subject=f"Your request {request.id} to {name}",
+        subject=_("Your request {number} to {pro}").format(number=request.id, pro=name),
         text="\n".join(lines) + "\n",
         kind="service_request",
     )

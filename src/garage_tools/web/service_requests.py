@@ -207,7 +207,7 @@ class RequestPages:
         words = self.words(request)
         status_words: dict[str, str] = words["status"]
         if found.status is Status.ACCEPTED:
-            when = when_words(found.arrival_from, found.arrival_until, zone)
+            when = when_words(found.arrival_from, found.arrival_until, zone, page_language(request))
             accepted = fill(status_words["accepted"], pro=pro, when=when) if when else None
             line = accepted or fill(status_words["acceptedNoTime"], pro=pro)
         else:

@@ -136,7 +136,7 @@ async def request_service(args: RequestServiceInput, ctx: ToolContext) -> Reques
     )
     zone = zone_of(snapshot.places, args.zip)
     answer_by = await requests.answer_by(now, args.zip)
-    words = next_step_words(listing.display_name, answer_by, zone, now)
+    words = next_step_words(listing.display_name, answer_by, zone, now, new.language)
 
     async def confirm(session: AsyncSession, stored: StoredRequest, token: str) -> None:
         # The homeowner's confirmation, with the link only this transaction knows, stands or falls with the request.
@@ -199,7 +199,8 @@ async def _replay(
     if listing is None:
         raise UnknownPartner(f"The partner of request {stored.id} is no longer in the directory.")
     answer_by = await partners.requests.answer_by(stored.offered_at, stored.zip)
-    words = next_step_words(listing.display_name, answer_by, zone_of(snapshot.places, stored.zip), stored.created_at)
+    zone = zone_of(snapshot.places, stored.zip)
+    words = next_step_words(listing.display_name, answer_by, zone, stored.created_at, stored.language)
     token = derived_token(stored.token_salt, ctx.idempotency_key)
     return _answer(stored, token, listing, answer_by, words, ctx.base_url, replayed=True)
 
