@@ -102,9 +102,11 @@ class Console:
         )
         self.refresh_seconds = services.settings.partner_refresh_seconds
         self.notices = services.tool_data.partners.notices
+        self.directory = services.tool_data.partners.directory
         self.issues = {key: issue.name for key, issue in services.knowledge.tree.issues.items()}
 
     async def _admits(self, email: str) -> bool:
+        await self.directory.current()  # a new store's first load seeds the directory: none before the check
         return await self.store.partner_of(email) is not None
 
     # -- signing in -----------------------------------------------------------------------------
