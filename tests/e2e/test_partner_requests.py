@@ -154,6 +154,8 @@ def test_searches_show_as_demand_counted_once_a_person_and_mail_nobody(server: L
         assert httpx.post(f"{server.url}/api/v1/routeByZip", json=search, headers=headers, timeout=15).is_success
     line = "2 homeowners in 84770 looked for help with “Frayed or broken lift cable”"
     eventually(lambda: line in dixie.client.get("/partners").text)
+    page = dixie.client.get("/partners").text
+    assert page.count(line) == 1 and "<title>Your leads · Garage Door Tools</title>" in page
     assert server.query("SELECT COUNT(*) FROM outbox")[0][0] == mails_before
 
 
