@@ -15,6 +15,7 @@ from garage_tools.knowledge.places import us_places
 from garage_tools.partners.directory import DirectorySnapshot
 from garage_tools.registry import dump, parse_arguments
 from garage_tools.tools.routing import TOOL, RouteByZipInput, RouteOutput, route
+from garage_tools.tools.routing.tool import rank
 from tests.unit.partner_data import partner, sample_snapshot, snapshot
 
 
@@ -326,3 +327,17 @@ def test_the_published_schema_lists_issue_and_symptom_keys_and_lead_heats() -> N
     issue = schema["properties"]["issue"]
     assert "broken_spring" in issue["enum"] and "wont_close" in issue["enum"] and None in issue["enum"]
     assert schema["required"] == ["zipOrLocation"]
+
+
+def test_equally_good_matches_take_fair_turns(knowledge: Knowledge) -> None:
+    # Two partners serving the same ZIP codes, doing the same work: neither wins every tie by its name.
+    directory = snapshot([partner("aaa-doors", zips=[NEAR]), partner("zzz-doors", zips=[NEAR])])
+    serving = directory.index.serving(directory.places.candidates(NEAR)[0])
+    firsts = [rank(serving, set(), None, set(), turn=f"2026-12-{day:02d}|{NEAR}")[0].listing.id for day in range(1, 31)]
+    assert 8 <= firsts.count("zzz-doors") <= 22  # about half the days each
+    today = ask(knowledge, directory, zipOrLocation=NEAR)
+    assert today.partner_id == ask(knowledge, directory, zipOrLocation=NEAR).partner_id  # the same all day
+    nearer = snapshot(
+        [partner("zzz-doors", zips=[NEAR]), partner("aaa-doors", zips=[NEAR], centerZip=FAR, radiusMiles=5)]
+    )
+    assert ask(knowledge, nearer, zipOrLocation=NEAR).partner_id == "zzz-doors"  # turns only among equals

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 from datetime import UTC, datetime
 
@@ -122,8 +123,11 @@ def rank(
     heat: LeadHeat | None,
     warm: set[ServiceType],
     preferred: str | None = None,
+    turn: str = "",
 ) -> list[Serving]:
-    """Partners serving a place, best first: the preferred partner, then service fit, lead heat, distance, name."""
+    """Partners serving a place, best first: the preferred partner, then service fit, lead heat, distance; among
+    equally good matches, a fair turn (`fair_turn`: who comes first changes from day to day and place to place,
+    so no name wins every tie because of its spelling)."""
 
     def heat_fits(listing: Listing) -> bool:
         if heat is LeadHeat.HOT:
@@ -139,10 +143,17 @@ def rank(
             bool(services) and not (s.listing.services & services),
             not heat_fits(s.listing),
             math.inf if s.miles is None else s.miles,
-            s.listing.display_name,
+            fair_turn(turn, s.listing.id),
             s.listing.id,
         ),
     )
+
+
+def fair_turn(turn: str, partner_id: str) -> str:
+    """A partner's place among equally good matches for `turn` (a day and a ZIP code): a hash, so each of them
+    comes first about as often, the order holds all day (a homeowner who asks again sees the same pros), and
+    nothing about it can be bought or spelled."""
+    return hashlib.sha256(f"{turn}|{partner_id}".encode()).hexdigest()
 
 
 def route(knowledge: Knowledge, snapshot: DirectorySnapshot, args: RouteByZipInput) -> RouteOutput:
@@ -154,7 +165,8 @@ def route(knowledge: Knowledge, snapshot: DirectorySnapshot, args: RouteByZipInp
     issue = resolve_issue(knowledge, args.issue)
     services = set(issue.services) if issue else set()
     warm = set(routing_rules(knowledge).warm_services)
-    ranked = rank(snapshot.index.serving(place), services, args.lead_heat, warm, args.preferred_partner_id)
+    turn = f"{datetime.now(UTC).date().isoformat()}|{place.zip}"
+    ranked = rank(snapshot.index.serving(place), services, args.lead_heat, warm, args.preferred_partner_id, turn)
     if not ranked:
         return _uncovered(snapshot, place, others, place_hint, issue, args.lead_heat)
     best = ranked[0]
