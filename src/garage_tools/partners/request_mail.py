@@ -111,7 +111,7 @@ def partner_request_mail(to: str, partner_name: str, request: StoredRequest, pro
         lines += ["", f"Accept it with a time, or decline it: {request.base_url}{CONSOLE_PATH}"]
     lines += [
         "",
-        f"Please answer within {_hours(hours)} of business hours. A request not answered by then is offered to "
+        f"Please answer within {hours_words(hours)} of business time. A request not answered by then is offered to "
         "another local pro, "
         "and the homeowner is told.",
     ]
@@ -138,7 +138,8 @@ def partner_cancelled_mail(to: str, partner_name: str, request: StoredRequest) -
     )
 
 
-def _hours(hours: float) -> str:
+def hours_words(hours: float) -> str:
+    """A response time as people say it: "2 hours", "30 minutes" (the e-mail and the console say it alike)."""
     whole = round(hours)
     if abs(hours - whole) < 1e-9:
         return f"{whole} hour{'s' if whole != 1 else ''}"

@@ -18,7 +18,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from garage_tools.knowledge.places import Gazetteer
-from garage_tools.partners.request_mail import speaks, when_words, windows_words, zone_of
+from garage_tools.partners.request_mail import hours_words, speaks, when_words, windows_words, zone_of
 from garage_tools.partners.requests import ServiceRequests
 from garage_tools.store.service_requests import (
     OPEN,
@@ -151,7 +151,7 @@ class RequestInbox:
             "form": form or {},
             "shown": SHOWN,
             "reasons": DECLINE_REASONS,
-            "response_hours": _hours_words(self.requests.response_hours),
+            "response_hours": hours_words(self.requests.response_hours),
             "business_hours": self.requests.business_hours.words(),
         }
         return render(request, "partners/requests.html", context, status=status, headers=NO_STORE)
@@ -191,10 +191,6 @@ def _minutes_words(minutes: int) -> str:
         return f"{minutes} min"
     hours, rest = divmod(minutes, 60)
     return f"{hours} h {rest} min" if rest else f"{hours} h"
-
-
-def _hours_words(hours: float) -> str:
-    return f"{hours:g} hour" + ("" if hours == 1 else "s")
 
 
 def request_routes(console: Console, requests: ServiceRequests, problems: dict[str, str]) -> list[BaseRoute]:
