@@ -52,6 +52,7 @@ from garage_tools.web.docs import docs_routes
 from garage_tools.web.home import home_routes
 from garage_tools.web.inspection import inspection_routes
 from garage_tools.web.labs import lab_routes
+from garage_tools.web.page_limits import PageLimits
 from garage_tools.web.pages import STATIC, render, wants_html
 from garage_tools.web.partners import partner_routes
 from garage_tools.web.photos import photo_routes
@@ -205,7 +206,12 @@ def create_app(
     ]
     app = Service(
         routes=routes,
-        middleware=[Middleware(RequestIds), Middleware(LastResort), Middleware(OpenCors, **CORS)],
+        middleware=[
+            Middleware(RequestIds),
+            Middleware(LastResort),
+            Middleware(OpenCors, **CORS),
+            Middleware(PageLimits, access=access, counted_at_gates={"/v1/chat/completions"}),
+        ],
         exception_handlers={HTTPException: _http_error, Exception: _unexpected},
         lifespan=lifespan,
     )

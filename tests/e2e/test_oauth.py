@@ -91,13 +91,15 @@ def token(server: LiveServer, **form: str) -> httpx.Response:
 
 
 class Grant:
-    """A registered client with a code the person allowed, and its PKCE verifier."""
+    """A registered client with a code the person allowed for `resource` (a path), and its PKCE verifier."""
 
-    def __init__(self, server: LiveServer, visitor: Visitor) -> None:
+    def __init__(self, server: LiveServer, visitor: Visitor, resource: str = "/mcp-pro") -> None:
         self.server = server
+        self.resource = resource
         self.client_id = register(server).json()["client_id"]
         self.verifier, challenge = pkce()
-        self.code = redirect_query(decide(visitor, authorize_url(server, self.client_id, challenge)))["code"]
+        url = authorize_url(server, self.client_id, challenge, resource=f"{server.url}{resource}")
+        self.code = redirect_query(decide(visitor, url))["code"]
 
     def exchange(self, **overrides: str) -> httpx.Response:
         form = {
@@ -106,7 +108,7 @@ class Grant:
             "client_id": self.client_id,
             "redirect_uri": REDIRECT,
             "code_verifier": self.verifier,
-            "resource": f"{self.server.url}/mcp-pro",
+            "resource": f"{self.server.url}{self.resource}",
         }
         return token(self.server, **{**form, **overrides})
 
@@ -257,6 +259,41 @@ def test_tokens_work_on_mcp_pro_only_and_keys_keep_working(server: LiveServer, p
     assert rest.status_code == 401 and "/mcp-pro" in rest.json()["error"]["message"]
     _, key = server.create_key()
     assert pro_status(server, key) == 200
+
+
+def chat(server: LiveServer, access_token: str) -> httpx.Response:
+    question = {"model": "garage-tools", "messages": [{"role": "user", "content": "my door makes a loud bang"}]}
+    headers = {"Authorization": f"Bearer {access_token}"}
+    return httpx.post(f"{server.url}/v1/chat/completions", json=question, headers=headers, timeout=30)
+
+
+def test_a_chat_product_connects_to_the_answers_endpoint_with_its_own_token(
+    server: LiveServer, person: Visitor
+) -> None:
+    metadata = httpx.get(f"{server.url}/.well-known/oauth-protected-resource/v1").json()
+    assert metadata["resource"] == f"{server.url}/v1" and metadata["authorization_servers"] == [server.url]
+    grant = Grant(server, person, resource="/v1")
+    wrong = grant.exchange(resource=f"{server.url}/mcp-pro")  # the code was allowed for /v1 only
+    assert wrong.status_code == 400 and wrong.json()["error"] == "invalid_target"
+    tokens = grant.exchange().json()
+    answered = chat(server, tokens["access_token"])
+    assert answered.status_code == 200, answered.text
+    assert answered.headers["ratelimit-policy"].startswith('"pro-minute"')  # the pro tier, as a key gives
+    assert pro_status(server, tokens["access_token"]) == 401  # not a token for /mcp-pro
+    refreshed = grant.refresh(tokens["refresh_token"]).json()
+    assert chat(server, refreshed["access_token"]).status_code == 200
+
+
+def test_a_token_for_mcp_pro_is_refused_on_the_answers_endpoint_with_where_to_connect(
+    server: LiveServer, person: Visitor
+) -> None:
+    tokens = Grant(server, person).exchange().json()
+    refused = chat(server, tokens["access_token"])
+    assert refused.status_code == 401 and "/mcp-pro" in refused.json()["error"]["message"]
+    challenge = refused.headers["www-authenticate"]
+    assert f'resource_metadata="{server.url}/.well-known/oauth-protected-resource/v1"' in challenge
+    assert 'error="invalid_token"' in challenge
+    assert chat(server, "anonymous").status_code == 200  # the documented placeholder is no key: the public tier
 
 
 def test_a_wrong_verifier_or_redirect_is_refused(server: LiveServer, person: Visitor) -> None:

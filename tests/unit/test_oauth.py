@@ -61,7 +61,7 @@ async def allowed_code(oauth: OAuthService, client: OAuthClientInformationFull) 
         redirect_uri_provided_explicitly=True,
         resource=RESOURCE,
     )
-    path = await oauth.at(RESOURCE).authorize(client, params)
+    path = await oauth.at(ISSUER).authorize(client, params)
     grant = await oauth.pending(path.rsplit("/", 1)[1])
     assert grant is not None
     target = await oauth.allow(grant, EMAIL, ISSUER)
@@ -163,7 +163,7 @@ async def test_codes_and_pending_requests_expire(oauth: OAuthService, clock: Fak
         redirect_uri_provided_explicitly=False,
         resource=None,
     )
-    grant_id = (await oauth.at(RESOURCE).authorize(client, params)).rsplit("/", 1)[1]
+    grant_id = (await oauth.at(ISSUER).authorize(client, params)).rsplit("/", 1)[1]
     pending = await oauth.pending(grant_id)
     assert pending is not None and pending.resource == RESOURCE  # no indicator: bound to /mcp-pro all the same
     clock.advance(PENDING_LIFETIME.total_seconds())
@@ -195,6 +195,31 @@ def test_redirect_uris_and_resources() -> None:
         assert redirect_uri_problem(bad) is not None, bad
     assert same_resource("HTTPS://Doors.Example.com/mcp-pro/", RESOURCE)
     assert not same_resource("https://doors.example.com/mcp", RESOURCE)
+
+
+async def test_a_grant_for_the_answers_endpoint_is_bound_to_it(oauth: OAuthService) -> None:
+    client = await client_of(oauth)
+    params = AuthorizationParams(
+        state="s",
+        scopes=["pro"],
+        code_challenge="c" * 43,
+        redirect_uri=AnyUrl(REDIRECT),
+        redirect_uri_provided_explicitly=True,
+        resource=f"{ISSUER}/v1/",
+    )
+    pending = await oauth.pending((await oauth.at(ISSUER).authorize(client, params)).rsplit("/", 1)[1])
+    assert pending is not None and pending.resource == f"{ISSUER}/v1"
+    target = await oauth.allow(pending, EMAIL, ISSUER)
+    assert target is not None
+    code = await oauth.load_authorization_code(client, target.split("code=", 1)[1].split("&", 1)[0])
+    assert code is not None
+    with pytest.raises(TokenError) as other:  # asked for /mcp-pro with a code for /v1
+        await oauth.at(ISSUER, requested=RESOURCE).exchange_authorization_code(client, code)
+    assert other.value.error == "invalid_target"
+    tokens = await oauth.at(ISSUER, requested=f"{ISSUER}/v1").exchange_authorization_code(client, code)
+    grant = await oauth.verify(tokens.access_token)
+    assert grant is not None and grant.resource == "/v1"
+    assert oauth.at(ISSUER).target("https://elsewhere.example/v1") is None
 
 
 @pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

@@ -18,9 +18,19 @@ ROOT = Path(__file__).parents[2]
 SOURCE_LANGUAGE = "en"
 
 
+def singular(message_id: str | tuple[str, ...]) -> str:
+    """A message's id: a plural message (ngettext) is named by its singular, as the extractor names it."""
+    return message_id if isinstance(message_id, str) else message_id[0]
+
+
+def texts(value: str | tuple[str, ...]) -> str:
+    """Every form of a message or its translation, joined, so each placeholder is looked for in all of them."""
+    return value if isinstance(value, str) else "\n".join(value)
+
+
 def template_ids() -> set[str]:
     with (LOCALES / "messages.pot").open("rb") as source:
-        return {message.id for message in read_po(source) if message.id}
+        return {singular(message.id) for message in read_po(source) if message.id}
 
 
 @pytest.mark.parametrize("language", [language for language in SUPPORTED if language != SOURCE_LANGUAGE])
@@ -30,18 +40,22 @@ def test_every_message_is_translated(language: str) -> None:
     untranslated = [m.id for m in catalog if m.id and (not m.string or m.fuzzy or not all(m.string))]
     assert untranslated == [], f"{language}: translate these in {catalog_path(language)}"
     placeholders = re.compile(r"\{\w+\}")  # results.js and `fill` put values in `{name}`: each must survive
-    lost = [m.id for m in catalog if m.id and set(placeholders.findall(m.id)) != set(placeholders.findall(m.string))]
+    lost = [
+        m.id
+        for m in catalog
+        if m.id and set(placeholders.findall(texts(m.id))) != set(placeholders.findall(texts(m.string)))
+    ]
     assert lost == [], f"{language}: these translations lose or invent a placeholder"
-    assert {m.id for m in catalog if m.id} == template_ids(), "run `make messages`"
+    counts = re.compile(r"%\(\w+\)d")  # a plural's count: each form says the number
+    uncounted = [m.id for m in catalog if isinstance(m.id, tuple) and any(not counts.search(form) for form in m.string)]
+    assert uncounted == [], f"{language}: a plural form lost its number"
+    assert {singular(m.id) for m in catalog if m.id} == template_ids(), "run `make messages`"
 
 
 def test_the_template_of_catalogs_holds_every_marked_text() -> None:
     with (ROOT / "babel.cfg").open(encoding="utf-8") as config:  # what `make messages` extracts, as it reads it
         method_map, options = parse_mapping_cfg(config)
-    found = {
-        message[2] if isinstance(message[2], str) else message[2][0]
-        for message in extract_from_dir(str(ROOT), method_map, options_map=options)
-    }
+    found = {singular(message[2]) for message in extract_from_dir(str(ROOT), method_map, options_map=options)}
     assert found == template_ids(), "text was marked or unmarked for translation: run `make messages`"
 
 

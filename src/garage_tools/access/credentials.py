@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from garage_tools.access.caller import Tier
 from garage_tools.access.keys import KeyService
-from garage_tools.access.oauth import ACCESS_PREFIX, RESOURCE_PATH, OAuthService
+from garage_tools.access.oauth import ACCESS_PREFIX, OAuthService
 from garage_tools.errors import InvalidHeader, InvalidKey, ServiceError, ServiceUnavailable
 from garage_tools.key_format import PREFIX
 
@@ -82,4 +82,4 @@ async def _access_token(token: str, apps: OAuthService) -> Credentials:
     if grant is None:
         hint = "The access token is not valid, has expired or was revoked: refresh it, or connect the app again."
         return Credentials(tier=Tier.PUBLIC, error=InvalidKey(hint))
-    return Credentials(tier=Tier.PRO, key_id=f"oauth:{grant.id}", only_on=RESOURCE_PATH, plan=grant.plan)
+    return Credentials(tier=Tier.PRO, key_id=f"oauth:{grant.id}", only_on=grant.resource, plan=grant.plan)

@@ -1,9 +1,11 @@
-"""OAuth 2.1 for `/mcp-pro`: the rules of clients, grants and tokens (the HTTP endpoints are `surfaces/oauth.py`).
+"""OAuth 2.1 for `/mcp-pro` and `/v1`: the rules of clients, grants and tokens (HTTP: `surfaces/oauth.py`).
 
 Hosted AI connectors cannot be given a static key; they follow the MCP authorization specification. A
 client registers itself (public: no secret, PKCE S256 instead), sends the person to `/authorize`, the
 person signs in to the developer portal and allows it, and the client swaps the code for tokens bound to
-the `/mcp-pro` resource (RFC 8707) with the one scope `pro`.
+the resource it names (RFC 8707) with the one scope `pro`: `/mcp-pro` (the default, what MCP connectors ask for)
+or `/v1` (the OpenAI-compatible answers, for chat and voice products). A token works only where it was issued
+for: each resource has its own metadata, and a token for one is refused on the other.
 
 Tokens are opaque, like API keys: `svc_at_` / `svc_rt_` and 256 random bits, only their SHA-256 stored
 (`access/tokens.py`). An access token lives an hour and is the developer's pro identity exactly as a
@@ -13,7 +15,7 @@ one (or a spent code) revokes the whole grant, since one of the two parties hold
 except within `REFRESH_GRACE` of its use: a client that retried after a timeout gets the same new tokens.
 
 `OAuthService` answers the SDK's `OAuthAuthorizationServerProvider` protocol, so the SDK's authorize and
-token handlers can run over it; `at(resource)` binds it to the public URL of `/mcp-pro` for one request.
+token handlers can run over it; `at(base_url)` binds it to the public URLs of its resources for one request.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from urllib.parse import urlsplit
 
 import orjson
 from mcp.server.auth.provider import (
@@ -59,7 +62,14 @@ from garage_tools.store.portal import Clock, utc_now
 log = logging.getLogger(__name__)
 
 SCOPE = "pro"
+#: The protected resources, by path: what a person connects an app to. The first is the default.
+RESOURCE_NAMES = {
+    "/mcp-pro": "Garage Door Tools, pro tier (MCP)",
+    "/v1": "Garage Door Tools, answers (OpenAI-compatible chat completions)",
+}
 RESOURCE_PATH = "/mcp-pro"
+#: The resource a caller's surface (`Caller.surface`) belongs to: where a token of that resource works.
+RESOURCE_OF_SURFACE = {"mcp-pro": "/mcp-pro", "chat": "/v1"}
 #: The consent page, under the portal so the portal's session cookie (path `/developers`) reaches it.
 CONSENT_PATH = "/developers/authorize/"
 ACCESS_PREFIX = "svc_at_"
@@ -77,14 +87,19 @@ MAX_CLIENT_NAME = 200
 _TOKEN_LENGTH = len(ACCESS_PREFIX) + len(new_secret())
 
 
-def resource_url(base_url: str) -> str:
-    """The public URL of the protected resource, `/mcp-pro`, under the service's base URL."""
-    return f"{base_url}{RESOURCE_PATH}"
+def resource_url(base_url: str, path: str = RESOURCE_PATH) -> str:
+    """The public URL of a protected resource (`/mcp-pro` unless named) under the service's base URL."""
+    return f"{base_url}{path}"
 
 
-def resource_metadata_url(base_url: str) -> str:
+def resource_metadata_url(base_url: str, path: str = RESOURCE_PATH) -> str:
     """Where its RFC 9728 metadata lives (the well-known prefix inserted before the resource's path)."""
-    return f"{base_url}/.well-known/oauth-protected-resource{RESOURCE_PATH}"
+    return f"{base_url}/.well-known/oauth-protected-resource{path}"
+
+
+def resource_path(resource: str) -> str:
+    """The path of a grant's resource URL (`https://host/v1` -> `/v1`); the default for none."""
+    return urlsplit(resource).path.rstrip("/") or RESOURCE_PATH
 
 
 def same_resource(given: str, expected: str) -> bool:
@@ -101,6 +116,7 @@ class AccessGrant:
     expires_at: datetime
     client_id: str = ""
     plan: str | None = None  # the grant's own plan; None: the default plan
+    resource: str = RESOURCE_PATH  # the path of the resource it was issued for: where it works
 
 
 class GrantCode(AuthorizationCode):
@@ -120,16 +136,32 @@ class OAuthService:
         repository: OAuthRepository,
         cache: KeyCache[AccessGrant] | None = None,
         clock: Clock = utc_now,
-        resource: str = "",
+        base_url: str = "",
+        requested: str | None = None,
     ) -> None:
         self.repository = repository
         self.cache: KeyCache[AccessGrant] = cache or KeyCache(ttl=0)
         self.clock = clock
-        self.resource = resource
+        #: The public URLs of the resources, the default first.
+        self.resources = [resource_url(base_url, path) for path in RESOURCE_NAMES]
+        self.resource = self.resources[0]
+        self.requested = requested  # the resource a token request names, if it names one
 
-    def at(self, resource: str) -> OAuthService:
-        """This service, for a request whose `/mcp-pro` is at `resource` (its public URL)."""
-        return OAuthService(self.repository, self.cache, self.clock, resource)
+    def at(self, base_url: str, requested: str | None = None) -> OAuthService:
+        """This service, for a request to the service at `base_url` (its public URL); `requested` is the resource
+        a token request names (RFC 8707), checked against the grant's when the tokens are issued."""
+        return OAuthService(self.repository, self.cache, self.clock, base_url, requested)
+
+    def target(self, given: str | None) -> str | None:
+        """The resource URL a client's indicator names (the default for none), or None for one not served here."""
+        if given is None:
+            return self.resource
+        return next((resource for resource in self.resources if same_resource(given, resource)), None)
+
+    def _check_target(self, granted: str | None) -> None:
+        """A token request that names a resource must name the one its grant was issued for (RFC 8707 §2.2)."""
+        if self.requested is not None and (granted is None or not same_resource(self.requested, granted)):
+            raise TokenError("invalid_target", f"This grant is for {granted}; connect the app again for another.")
 
     # -- registration (RFC 7591) ------------------------------------------------------------------
 
@@ -186,9 +218,9 @@ class OAuthService:
         if client is None:
             raise AuthorizationProblem("invalid_request", f"no app is registered here as {client_id!r}")
         request = authorization_request(query, client, SCOPE)
-        resource = request.params.resource
-        if resource is not None and not same_resource(resource, self.resource):
-            raise AuthorizationProblem("invalid_target", f"this server issues tokens for {self.resource} only")
+        if self.target(request.params.resource) is None:
+            served = " or ".join(self.resources)
+            raise AuthorizationProblem("invalid_target", f"this server issues tokens for {served} only")
         return request
 
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
@@ -204,7 +236,7 @@ class OAuthService:
             code_challenge=params.code_challenge,
             state=params.state,
             scope=SCOPE,
-            resource=self.resource,
+            resource=self.target(params.resource) or self.resource,
             created_at=now,
             expires_at=now + PENDING_LIFETIME,
             allowed_at=None,
@@ -274,6 +306,7 @@ class OAuthService:
     async def exchange_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: GrantCode
     ) -> OAuthToken:
+        self._check_target(authorization_code.resource)
         return await self._rotate(authorization_code.code, authorization_code.grant_id, "authorization code")
 
     async def load_refresh_token(
@@ -306,6 +339,7 @@ class OAuthService:
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: GrantRefreshToken, scopes: list[str]
     ) -> OAuthToken:
+        self._check_target(refresh_token.resource)
         if refresh_token.successor is not None:  # a retry within the grace window: what the first use gave
             return await self._given_before(refresh_token.token, refresh_token.successor, refresh_token.grant_id)
         return await self._rotate(refresh_token.token, refresh_token.grant_id, "refresh token")
@@ -374,7 +408,12 @@ class OAuthService:
             grant = None
             if record is not None and record.grant.live and record.grant.email is not None:
                 grant = AccessGrant(
-                    record.grant.id, record.grant.email, record.expires_at, record.grant.client_id, record.grant.plan
+                    record.grant.id,
+                    record.grant.email,
+                    record.expires_at,
+                    record.grant.client_id,
+                    record.grant.plan,
+                    resource_path(record.grant.resource or ""),
                 )
             self.cache.put(token_hash, grant)
         if grant is None or grant.expires_at <= self.clock():

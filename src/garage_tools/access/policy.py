@@ -17,7 +17,7 @@ from garage_tools.access.client_ip import ClientAddressResolver, rate_limit_part
 from garage_tools.access.credentials import ANONYMOUS, Credentials, authenticate, bearer_token
 from garage_tools.access.keys import KeyService
 from garage_tools.access.limits import Limits, Per
-from garage_tools.access.oauth import OAuthService
+from garage_tools.access.oauth import RESOURCE_OF_SURFACE, OAuthService
 from garage_tools.access.origins import OriginPolicy, origin_of
 from garage_tools.access.ratelimit import Decision, Policy, RateLimiter
 from garage_tools.access.usage import UsageCounter
@@ -67,7 +67,7 @@ class Access:
         ip = self.addresses.resolve(scope, headers)
         partition = rate_limit_partition(ip)
         credentials = await self._credentials(headers, partition)
-        if credentials.only_on is not None and f"/{surface}" != credentials.only_on:
+        if credentials.only_on is not None and RESOURCE_OF_SURFACE.get(surface) != credentials.only_on:
             message = (
                 f"This access token was issued for {credentials.only_on} only (the OAuth resource it names). "
                 f"Elsewhere, send an API key: 'Authorization: Bearer {EXAMPLE}'."

@@ -59,6 +59,11 @@ class LimitSettings(BaseSettings):
     rate_limit_oauth_token: str = Field(
         default="300/minute", description="OAuth token requests (`POST /token`: codes and refreshes) per client IP."
     )
+    rate_limit_pages: str = Field(
+        default="1200/minute",
+        description="Every request that is not a tool call (pages, static files, sign-in, OAuth, `/healthz`) per "
+        "client IP: a ceiling for floods, above what a household or an office behind one address opens.",
+    )
     default_plan: str = Field(
         default="beta",
         description="The plan of every API key and connected app that has none of its own (`garage-tools keys plan`).",

@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from garage_tools.access.oauth import RESOURCE_OF_SURFACE
 from garage_tools.errors import FieldProblem, InvalidArguments, NotFound, ServiceError
 from garage_tools.headers import RequestHeaders
 from garage_tools.registry import Registry, dump, invoke
@@ -74,7 +75,11 @@ async def send_chat_error(error: ServiceError, send: Send, extra: list[tuple[byt
 
 
 class ChatGate(RestGate):
-    """The REST gate for one tool, `ask`, with the OpenAI SDKs' placeholder key taken as no key."""
+    """The REST gate for one tool, `ask`, with the OpenAI SDKs' placeholder key taken as no key; an API key or
+    an OAuth access token issued for `/v1` gives the pro tier."""
+
+    caller_surface = "chat"
+    resource_path = RESOURCE_OF_SURFACE[caller_surface]
 
     async def _admit(self, scope: Scope, receive: Receive) -> Admitted:
         headers = RequestHeaders.of(scope)

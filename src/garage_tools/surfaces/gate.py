@@ -32,7 +32,7 @@ from starlette.types import Receive, Scope, Send
 
 from garage_tools.access.caller import Caller
 from garage_tools.access.challenge import CHALLENGE_FIELD, MAX_TOKEN_LENGTH
-from garage_tools.access.oauth import SCOPE, resource_metadata_url
+from garage_tools.access.oauth import RESOURCE_OF_SURFACE, SCOPE, resource_metadata_url
 from garage_tools.access.policy import Access
 from garage_tools.access.ratelimit import Decision
 from garage_tools.errors import (
@@ -111,8 +111,18 @@ class Gate:
         await self.surface(request, send)
         await _give_back_unsettled(request.caller)
 
+    #: The OAuth resource this gate's endpoint is (`access/oauth.py`), if an access token may be used on it.
+    resource_path: str | None = None
+
     def refusal(self, error: ServiceError, scope: Scope) -> ServiceError:
-        """The error as this gate sends it."""
+        """The error as this gate sends it. On an OAuth resource, a 401 names where to authorize (RFC 9728 §5.1),
+        and says `invalid_token` only when a token was sent (RFC 6750 §3.1: a request without one gets no code)."""
+        if self.resource_path is not None and error.status == 401:
+            metadata = resource_metadata_url(self.access.base_url(scope), self.resource_path)
+            challenge = f'Bearer resource_metadata="{metadata}", scope="{SCOPE}"'
+            if RequestHeaders.of(scope).authorization:
+                challenge += ', error="invalid_token"'
+            error.headers["WWW-Authenticate"] = challenge
         return error
 
     async def _admit(self, scope: Scope, receive: Receive) -> Admitted:
@@ -121,6 +131,8 @@ class Gate:
 
 class RestGate(Gate):
     """The gate for `POST /api/v1/{tool}`: everything up to `invoke` is settled here."""
+
+    caller_surface = "rest"  # `Caller.surface`: where a call came in, for leads, logs and OAuth's resources
 
     async def _admit(self, scope: Scope, receive: Receive) -> Admitted:
         return await self.admit_call(scope, receive, self.registry.get(scope["path_params"]["tool"]))
@@ -133,7 +145,7 @@ class RestGate(Gate):
                 f"{tool.name} is called with POST and a JSON object body.", headers={"Allow": "POST"}
             )
         headers = RequestHeaders.of(scope)
-        caller = await access.identify(scope, headers, "rest")
+        caller = await access.identify(scope, headers, self.caller_surface)
         caller.refuse_bad_credential()
         if headers.content_type is not None and not is_json_media_type(headers.content_type):
             raise UnsupportedMediaType("Send the request body as JSON with 'Content-Type: application/json'.")
@@ -174,19 +186,9 @@ class McpGate(Gate):
         super().__init__(access, registry, surface, send_error)
         self.name = name
         self.pro = pro
+        self.resource_path = RESOURCE_OF_SURFACE.get(name)
         #: The most a message may carry when its `Mcp-Name` header names no tool: the largest tool's arguments.
         self.body_limit = max((t.max_body_bytes for t in registry), default=DEFAULT_MAX_BODY_BYTES) + MCP_ENVELOPE_BYTES
-
-    def refusal(self, error: ServiceError, scope: Scope) -> ServiceError:
-        """On `/mcp-pro`, a 401 names where to authorize (RFC 9728 §5.1), and says `invalid_token` only when a
-        token was sent (RFC 6750 §3.1: a request without one gets no error code)."""
-        if self.pro and error.status == 401:
-            metadata = resource_metadata_url(self.access.base_url(scope))
-            challenge = f'Bearer resource_metadata="{metadata}", scope="{SCOPE}"'
-            if RequestHeaders.of(scope).authorization:
-                challenge += ', error="invalid_token"'
-            error.headers["WWW-Authenticate"] = challenge
-        return error
 
     async def _admit(self, scope: Scope, receive: Receive) -> Admitted:
         access = self.access

@@ -1,7 +1,8 @@
-"""The OAuth 2.1 endpoints that let hosted AI connectors reach `/mcp-pro` (MCP authorization, 2025-11-25).
+"""The OAuth 2.1 endpoints that let hosted AI connectors reach `/mcp-pro` (MCP authorization, 2025-11-25), and
+chat products reach `/v1` (the OpenAI-compatible answers) the same way.
 
-- `/.well-known/oauth-protected-resource/mcp-pro` (RFC 9728): what `/mcp-pro` is and who issues its tokens;
-  the same document at the root, for clients that look only there.
+- `/.well-known/oauth-protected-resource/mcp-pro` and `/…/v1` (RFC 9728): what each resource is and who issues
+  its tokens; `/mcp-pro`'s also at the root, for clients that look only there.
 - `/.well-known/oauth-authorization-server` (RFC 8414): this service is the authorization server. It is no
   OpenID provider, so `/.well-known/openid-configuration` is a plain 404.
 - `POST /register` (RFC 7591), `GET /authorize`, `POST /token`, `POST /revoke` (RFC 7009).
@@ -31,7 +32,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from garage_tools.access.body import replay
-from garage_tools.access.oauth import RESOURCE_PATH, SCOPE, OAuthService, resource_url, same_resource
+from garage_tools.access.oauth import RESOURCE_NAMES, RESOURCE_PATH, SCOPE, OAuthService, resource_url
 from garage_tools.access.oauth_requests import AuthorizationProblem, parameters
 from garage_tools.access.policy import Access
 from garage_tools.errors import ServiceError
@@ -78,17 +79,19 @@ class OAuthEndpoints:
     def _base(self, request: Request) -> str:
         return self.access.base_url(request.scope)
 
-    def _service(self, request: Request) -> OAuthService:
-        return self.oauth.at(resource_url(self._base(request)))
+    def _service(self, request: Request, requested: str | None = None) -> OAuthService:
+        return self.oauth.at(self._base(request), requested)
 
     async def resource_metadata(self, request: Request) -> Response:
+        """RFC 9728: what a resource is and who issues its tokens (`/mcp-pro` at the bare well-known path)."""
         base = self._base(request)
+        path = request.url.path.removeprefix(PROTECTED_RESOURCE) or RESOURCE_PATH
         document = ProtectedResourceMetadata.model_validate(
             {
-                "resource": resource_url(base),
+                "resource": resource_url(base, path),
                 "authorization_servers": [base],
                 "scopes_supported": [SCOPE],
-                "resource_name": "Garage Door Tools, pro tier",
+                "resource_name": RESOURCE_NAMES[path],
                 "resource_documentation": f"{base}/developers",
             }
         )
@@ -162,7 +165,7 @@ class OAuthEndpoints:
         return RedirectResponse(consent, status_code=302, headers=NO_STORE)
 
     async def token(self, request: Request) -> Response:
-        """Swap a code (with its PKCE verifier) or a refresh token for fresh tokens bound to `/mcp-pro`.
+        """Swap a code (with its PKCE verifier) or a refresh token for fresh tokens bound to the grant's resource.
 
         Too many requests from one address get 429 in OAuth's error shape, with `Retry-After`."""
         refused = await self._limited(TOKEN, request)
@@ -175,11 +178,11 @@ class OAuthEndpoints:
         except ServiceError as error:
             return error_response(error)
         form = _form(body)
-        expected = resource_url(self._base(request))
-        resource = form.get("resource")
-        if resource is not None and not same_resource(resource, expected):
-            return oauth_error("invalid_target", f"This server issues tokens for {expected} only.")
-        service = self._service(request)
+        requested = form.get("resource")
+        service = self._service(request, None if requested is None else str(requested))
+        if requested is not None and service.target(str(requested)) is None:
+            served = " or ".join(service.resources)
+            return oauth_error("invalid_target", f"This server issues tokens for {served} only.")
         handler = TokenHandler(service, ClientAuthenticator(service))
         response: Response = await handler.handle(Request(request.scope, replay(body, request.receive)))
         return response
@@ -218,7 +221,7 @@ def oauth_routes(
     """The OAuth routes, for `create_app`'s route list."""
     endpoints = OAuthEndpoints(oauth, access, problem_page, refusal_page)
     return [
-        Route(PROTECTED_RESOURCE + RESOURCE_PATH, endpoints.resource_metadata, methods=["GET"]),
+        *(Route(PROTECTED_RESOURCE + path, endpoints.resource_metadata, methods=["GET"]) for path in RESOURCE_NAMES),
         Route(PROTECTED_RESOURCE, endpoints.resource_metadata, methods=["GET"]),
         Route(AUTHORIZATION_SERVER, endpoints.server_metadata, methods=["GET"]),
         Route("/register", endpoints.register, methods=["POST"]),
