@@ -272,6 +272,10 @@ def test_a_chat_product_connects_to_the_answers_endpoint_with_its_own_token(
 ) -> None:
     metadata = httpx.get(f"{server.url}/.well-known/oauth-protected-resource/v1").json()
     assert metadata["resource"] == f"{server.url}/v1" and metadata["authorization_servers"] == [server.url]
+    _, challenge = pkce()
+    url = authorize_url(server, register(server).json()["client_id"], challenge, resource=f"{server.url}/v1")
+    consent = person.client.get(url, follow_redirects=True).text  # the person reads what the app gets
+    assert "Answers to garage door questions" in consent and "Every garage door tool" not in consent
     grant = Grant(server, person, resource="/v1")
     wrong = grant.exchange(resource=f"{server.url}/mcp-pro")  # the code was allowed for /v1 only
     assert wrong.status_code == 400 and wrong.json()["error"] == "invalid_target"

@@ -24,7 +24,7 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
 
 
 def spend(client: TestClient) -> None:
-    for path in ("/healthz", "/static/site.css", "/about"):
+    for path in ("/healthz", "/privacy", "/about"):
         assert client.get(path).status_code == 200, path
 
 
@@ -49,6 +49,7 @@ def test_a_person_gets_a_page_that_says_how_long_to_wait(client: TestClient) -> 
     assert sent.status_code == 429 and "did not reach us" in sent.text  # a form: say it was not received
     spanish = client.get("/styles", headers={**BROWSER, "Accept-Language": "es"})
     assert spanish.status_code == 429 and '<html lang="es"' in spanish.text and "Espere un momento" in spanish.text
+    assert client.get("/static/site.css").status_code == 200  # the wait page keeps its styles
 
 
 def test_tool_calls_count_against_their_plan_not_the_pages_ceiling(client: TestClient) -> None:
@@ -59,4 +60,4 @@ def test_tool_calls_count_against_their_plan_not_the_pages_ceiling(client: TestC
 
 
 def test_the_ceiling_is_in_the_table_of_limits_people_read(client: TestClient) -> None:
-    assert "Pages, files and health checks" in client.get("/developers").text
+    assert "Pages and health checks" in client.get("/developers").text

@@ -56,7 +56,7 @@ RULES: tuple[Rule, ...] = (
     Rule("oauth-register", "rate_limit_oauth_register", "AI apps registering to connect (OAuth)", Per.ADDRESS),
     Rule("oauth-authorize", "rate_limit_oauth_authorize", "AI apps asking to connect (OAuth)", Per.ADDRESS),
     Rule("oauth-token", "rate_limit_oauth_token", "Connected apps' token requests (OAuth)", Per.ADDRESS),
-    Rule("pages", "rate_limit_pages", "Pages, files and health checks (every request but tool calls)", Per.ADDRESS),
+    Rule("pages", "rate_limit_pages", "Pages and health checks (every request but tool calls and files)", Per.ADDRESS),
     # Slots for the limits still to come, one entry each (and a setting), e.g.:
     #   Rule("service-requests-contact", "rate_limit_service_requests_contact", "…", Per.EMAIL),
     #   Rule("ask", "rate_limit_ask", "Questions asked", Per.ADDRESS),

@@ -61,7 +61,7 @@ class LimitSettings(BaseSettings):
     )
     rate_limit_pages: str = Field(
         default="1200/minute",
-        description="Every request that is not a tool call (pages, static files, sign-in, OAuth, `/healthz`) per "
+        description="Every request that is not a tool call or a static file (pages, sign-in, OAuth, `/healthz`) per "
         "client IP: a ceiling for floods, above what a household or an office behind one address opens.",
     )
     default_plan: str = Field(

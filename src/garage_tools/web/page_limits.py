@@ -1,4 +1,4 @@
-"""One ceiling on everything that is not a tool call: pages, health checks, static files, sign-in and OAuth.
+"""One ceiling on everything that is not a tool call or a static file: pages, health checks, sign-in and OAuth.
 
 Tool calls, MCP and the chat endpoint count against their plans at their gates (tool calls never reach
 Starlette's stack; the chat endpoint is named to this middleware); every other request is counted here, per
@@ -21,6 +21,8 @@ from garage_tools.surfaces.responses import send_error
 from garage_tools.web.pages import render, wants_html
 
 PAGES = "pages"
+#: Not counted: the styles, scripts and pictures pages load (cached, cheap, and the wait page needs its styles).
+FREE_PREFIXES = ("/static/",)
 
 
 class PageLimits:
@@ -32,7 +34,8 @@ class PageLimits:
         self.counted_at_gates = frozenset(counted_at_gates)  # paths whose gates count every call themselves
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in self.counted_at_gates:
+        path: str = scope.get("path", "")
+        if scope["type"] != "http" or path in self.counted_at_gates or path.startswith(FREE_PREFIXES):
             await self.app(scope, receive, send)
             return
         decision = await self.access.count_rule(PAGES, self.access.client_ip(scope))

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from starlette.requests import Request
 from starlette.responses import Response
 
-from garage_tools.access.oauth import ACCESS_LIFETIME, REFRESH_LIFETIME
+from garage_tools.access.oauth import ACCESS_LIFETIME, REFRESH_LIFETIME, resource_path
 from garage_tools.access.oauth_requests import is_loopback
 from garage_tools.errors import ServiceError
 from garage_tools.store.oauth import GrantRecord
@@ -76,5 +76,6 @@ def consent_page(request: Request, grant: GrantRecord, developer: Session) -> Re
         "host": destination_host(grant.redirect_uri),
         "access_minutes": int(ACCESS_LIFETIME.total_seconds() // 60),
         "refresh_days": REFRESH_LIFETIME.days,
+        "answers_only": resource_path(grant.resource or "") == "/v1",  # a chat product: answers, not the tools
     }
     return render(request, "portal/authorize.html", context, headers=headers)
