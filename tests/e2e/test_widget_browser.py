@@ -22,6 +22,7 @@ from tests.e2e.page_checks import DESKTOP, PHONE, serious_findings, sideways
 from tests.fakes.host_site import HostSite, Page
 
 SHOTS = Path("/tmp/widget-shots")
+HEADING, SPANISH_HEADING = "What is your garage door doing?", "¿Qué hace su puerta de cochera?"
 SMALL_PHONE = {"width": 320, "height": 640}
 HOST_CSS = """
 html { font-size: 10px; }
@@ -60,6 +61,8 @@ def site(live_server: LiveServer) -> Iterator[HostSite]:
         "/plain.html": Page(host_page(service)),
         "/strict.html": Page(host_page(service), strict_csp(service)),
         "/partner.html": Page(host_page(service, 'data-partner-id="dixie-door-and-spring" data-zip="84770"')),
+        "/spanish.html": Page(host_page(service, 'data-lang="es"')),
+        "/spanish-site.html": Page(host_page(service).replace('<html lang="en">', '<html lang="es-MX">')),
         "/later.html": Page(
             host_page(service, after=f'<script src="{service}/widget.js"></script><button id="add">Add</button>')
             .replace("<div data-garage-doors ></div>", "")
@@ -122,13 +125,13 @@ def open_widget(browser: Any, site: HostSite, live_server: LiveServer) -> Iterat
     pages: list[Any] = []
     widgets: list[Widget] = []
 
-    def open_(path: str, viewport: dict[str, int] = DESKTOP) -> Widget:
+    def open_(path: str, viewport: dict[str, int] = DESKTOP, heading: str = HEADING) -> Widget:
         page = browser.new_page(viewport=viewport)
         pages.append(page)
         widget = Widget(page, live_server.url)
         widgets.append(widget)
         page.goto(f"{site.url}{path}")
-        page.get_by_role("heading", name="What is your garage door doing?").wait_for()
+        page.get_by_role("heading", name=heading).wait_for()
         return widget
 
     yield open_
@@ -164,6 +167,27 @@ def test_a_chip_then_a_zip_code_gives_a_diagnosis_and_a_bookable_pro(open_widget
     assert all("challengeToken" not in body for _, body in widget.sent)  # the challenge is off here
     # One global for pages that add the element later, and the cards' own name stays off the host's window.
     assert widget.page.evaluate("[typeof GarageDoors.mount, typeof window.GarageResults]") == ["function", "undefined"]
+
+
+@pytest.mark.parametrize("path", ["/spanish.html", "/spanish-site.html"])
+def test_in_spanish_by_its_attribute_or_the_sites_language(open_widget: Any, path: str) -> None:
+    widget = open_widget(path, heading=SPANISH_HEADING)
+    page = widget.page
+    assert page.locator("[data-garage-doors]").evaluate("n => n.shadowRoot.querySelector('.gdw').lang") == "es"
+    page.get_by_role("textbox", name="O descríbalo con sus propias palabras").fill(
+        "escuché un estallido y el portón ya no sube"
+    )
+    page.get_by_role("button", name="Obtener un diagnóstico").click()
+    card = page.locator(".gdr-diagnosis")
+    card.wait_for()
+    assert card.locator(".gdr-title").first.inner_text() == "Lo más probable: Resorte roto o fallando"
+    page.get_by_role("textbox", name="Código postal o ciudad").fill("84770")
+    page.get_by_role("button", name="Buscar un técnico local").click()
+    pro = page.locator(".gdr-partner")
+    pro.wait_for()
+    assert pro.get_by_role("link", name="Llamar al (435) 555-0102").first.is_visible()
+    chips = page.locator(".gdw-chip").all_inner_texts()
+    assert chips and "loud bang" not in chips  # the one-tap problems in Spanish too
 
 
 def test_free_text_and_a_city(open_widget: Any) -> None:

@@ -24,7 +24,7 @@ from garage_tools.store.oauth import SWEEP_EVERY, OAuthRepository
 from tests.databases import migrate_to, throwaway_url
 from tests.fakes.clock import FakeClock
 
-RESOURCE = "https://doors.example.com/mcp-pro"
+BASE = "https://doors.example.com"
 CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
 
 
@@ -54,7 +54,7 @@ async def pending_rows(database: Database) -> int:
 
 async def test_requests_nobody_answered_are_swept_as_new_ones_come(database: Database) -> None:
     clock = FakeClock()
-    oauth = OAuthService(OAuthRepository(database, clock), clock=clock, resource=RESOURCE)
+    oauth = OAuthService(OAuthRepository(database, clock), clock=clock, base_url=BASE)
     client = await registered(oauth, "https://app.example/cb")
     for _ in range(5):
         checked = await oauth.authorization_request(query("https://app.example/cb", client_id=client.client_id))
@@ -78,7 +78,7 @@ def test_loopback_redirects_match_on_scheme_host_and_path_with_any_port() -> Non
 
 
 async def test_each_parameter_is_checked_and_bounded(database: Database) -> None:
-    oauth = OAuthService(OAuthRepository(database), resource=RESOURCE)
+    oauth = OAuthService(OAuthRepository(database), base_url=BASE)
     client = await registered(oauth, "https://app.example/cb", "http://127.0.0.1/cb")
     good = query("https://app.example/cb")
     assert authorization_request(good, client, SCOPE).params.code_challenge == CHALLENGE
@@ -102,7 +102,7 @@ async def test_each_parameter_is_checked_and_bounded(database: Database) -> None
 
 
 async def test_a_registered_name_is_kept_cleaned(database: Database) -> None:
-    oauth = OAuthService(OAuthRepository(database), resource=RESOURCE)
+    oauth = OAuthService(OAuthRepository(database), base_url=BASE)
     client = await registered(oauth, "https://app.example/cb", name="Good\u202e\u200b\r\nApp")
     assert client.client_name == "Good App"
 

@@ -29,6 +29,10 @@ def test_the_script_carries_its_setup(knowledge: Knowledge) -> None:
     script = files.script.body.decode()
     setup = json.loads(script.rsplit("(parts.GarageResults, ", 1)[1].split(");\n})();", 1)[0])
     assert setup["stylesheet"] == f"/widget/v1.css?v={files.stylesheet.fingerprint}"
-    assert setup["chips"] == [symptom.phrases[0] for symptom in knowledge.tree.symptoms]
-    assert setup["words"]["widget"]["heading"] and setup["words"]["urgency"]["emergency"]
+    assert setup["chips"]["en"] == [symptom.phrases[0] for symptom in knowledge.tree.symptoms]
+    assert setup["chips"]["es"] == [symptom.phrases[0] for symptom in knowledge.language("es").tree.symptoms]
+    english, spanish = setup["words"]["en"], setup["words"]["es"]
+    assert english["widget"]["heading"] and english["urgency"]["emergency"]
+    assert spanish["widget"]["heading"] == "¿Qué hace su puerta de cochera?"
+    assert spanish.keys() == english.keys() and spanish["widget"].keys() == english["widget"].keys()
     assert script.index("(function (window) {") < script.index("root.GarageResults = ")

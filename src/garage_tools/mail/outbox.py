@@ -20,6 +20,7 @@ from garage_tools.mail.message import Mail, QueuedMail, new_message_id
 from garage_tools.settings import Settings
 from garage_tools.store.database import Database
 from garage_tools.store.models import WEBHOOK_CHANNEL, OutboxMessage
+from garage_tools.store.moments import as_utc
 
 PENDING, SENDING, SENT, DEAD = "pending", "sending", "sent", "dead"
 STATUSES = (PENDING, SENDING, SENT, DEAD)
@@ -30,11 +31,6 @@ Clock = Callable[[], datetime]
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def _aware(moment: datetime) -> datetime:
-    # SQLite hands back naive datetimes even for timezone-aware columns; we only ever store UTC.
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 async def enqueue(
@@ -127,7 +123,7 @@ def _queued(row: OutboxMessage, token: str) -> QueuedMail:
         html=row.html_body,
         kind=row.kind,
         attempts=row.attempts,
-        created_at=_aware(row.created_at),
+        created_at=as_utc(row.created_at),
         claim_token=token,
         channel=row.channel,
         endpoint_id=row.endpoint_id,
@@ -272,7 +268,7 @@ class Outbox:
             oldest = await session.scalar(
                 select(func.min(OutboxMessage.created_at)).where(OutboxMessage.status.in_((PENDING, SENDING)))
             )
-        return OutboxDepth(counts=counts, oldest_waiting=_aware(oldest) if oldest else None)
+        return OutboxDepth(counts=counts, oldest_waiting=as_utc(oldest) if oldest else None)
 
     async def summary(self, dead_limit: int = 20) -> OutboxSummary:
         """Counts by status, the oldest message still waiting, and the newest dead ones with their errors."""
@@ -296,11 +292,11 @@ class Outbox:
                     kind=row.kind,
                     attempts=row.attempts,
                     last_error=row.last_error,
-                    created_at=_aware(row.created_at),
+                    created_at=as_utc(row.created_at),
                 )
                 for row in dead_rows.all()
             ]
-        return OutboxSummary(counts=counts, oldest_waiting=_aware(oldest) if oldest else None, dead=dead)
+        return OutboxSummary(counts=counts, oldest_waiting=as_utc(oldest) if oldest else None, dead=dead)
 
     async def latest_to(self, address: str) -> StoredMail | None:
         """The newest message to `address`, whatever its status (for local sign-in links)."""
@@ -322,6 +318,6 @@ class Outbox:
                 kind=row.kind,
                 status=row.status,
                 attempts=row.attempts,
-                created_at=_aware(row.created_at),
-                sent_at=_aware(row.sent_at) if row.sent_at else None,
+                created_at=as_utc(row.created_at),
+                sent_at=as_utc(row.sent_at) if row.sent_at else None,
             )

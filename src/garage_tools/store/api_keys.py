@@ -9,6 +9,7 @@ from sqlalchemy import select, update
 
 from garage_tools.store.database import Database
 from garage_tools.store.models import ApiKey
+from garage_tools.store.moments import as_utc
 
 # Recording every use would turn each authenticated read into a write; once a minute is enough
 # to show "last used" in a dashboard.
@@ -37,16 +38,11 @@ def _record(row: ApiKey) -> KeyRecord:
         owner_email=row.owner_email,
         name=row.name,
         secret_hash=row.secret_hash,
-        created_at=_aware(row.created_at),
-        last_used_at=_aware(row.last_used_at) if row.last_used_at else None,
-        revoked_at=_aware(row.revoked_at) if row.revoked_at else None,
+        created_at=as_utc(row.created_at),
+        last_used_at=as_utc(row.last_used_at) if row.last_used_at else None,
+        revoked_at=as_utc(row.revoked_at) if row.revoked_at else None,
         plan=row.plan,
     )
-
-
-def _aware(moment: datetime) -> datetime:
-    # SQLite hands back naive datetimes even for timezone-aware columns; we only ever store UTC.
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class ApiKeyRepository:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from garage_tools.store.database import Database
 from garage_tools.store.models import InspectionRecord
+from garage_tools.store.moments import as_utc
 
 #: Work to do in the same transaction as the new report; returns the queued Message-ID, if any.
 InTransaction = Callable[[AsyncSession], Awaitable[str | None]]
@@ -30,11 +31,6 @@ def report_url(base_url: str, report_id: str) -> str:
 
 class DuplicateIdempotencyKey(Exception):
     """Another report already holds this Idempotency-Key (a concurrent retry won the race)."""
-
-
-def _aware(moment: datetime) -> datetime:
-    # SQLite hands back naive datetimes even for timezone-aware columns; we only ever store UTC.
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +68,7 @@ class StoredInspection:
 def _stored(row: InspectionRecord) -> StoredInspection:
     return StoredInspection(
         id=row.id,
-        created_at=_aware(row.created_at),
+        created_at=as_utc(row.created_at),
         request_hash=row.request_hash,
         consent_marketing=row.consent_marketing,
         consent_contact_share=row.consent_contact_share,

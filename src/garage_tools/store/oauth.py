@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, select, update
@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from garage_tools.inputs import shown
 from garage_tools.store.database import Database
 from garage_tools.store.models import OAuthClient, OAuthGrant, OAuthToken
+from garage_tools.store.moments import as_utc
 from garage_tools.store.portal import Clock, utc_now
 
 
@@ -28,11 +29,6 @@ class _Lost(Exception):
 CODE = "code"
 ACCESS = "access"
 REFRESH = "refresh"
-
-
-def _aware(moment: datetime) -> datetime:
-    # SQLite hands back naive datetimes even for timezone-aware columns; we only ever store UTC.
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +92,10 @@ def _grant(row: OAuthGrant, client_name: str = "") -> GrantRecord:
         state=row.state,
         scope=row.scope,
         resource=row.resource,
-        created_at=_aware(row.created_at),
-        expires_at=_aware(row.expires_at),
-        allowed_at=_aware(row.allowed_at) if row.allowed_at else None,
-        revoked_at=_aware(row.revoked_at) if row.revoked_at else None,
+        created_at=as_utc(row.created_at),
+        expires_at=as_utc(row.expires_at),
+        allowed_at=as_utc(row.allowed_at) if row.allowed_at else None,
+        revoked_at=as_utc(row.revoked_at) if row.revoked_at else None,
         client_name=shown(client_name),
         plan=row.plan,
     )
@@ -207,8 +203,8 @@ class OAuthRepository:
             return TokenRecord(
                 kind=token.kind,
                 grant=_grant(grant),
-                expires_at=_aware(token.expires_at),
-                used_at=_aware(token.used_at) if token.used_at else None,
+                expires_at=as_utc(token.expires_at),
+                used_at=as_utc(token.used_at) if token.used_at else None,
                 successor=token.successor,
             )
 

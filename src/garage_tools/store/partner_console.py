@@ -26,13 +26,10 @@ from garage_tools.store.models import (
     PartnerDirectoryState,
     PartnerPromotion,
 )
+from garage_tools.store.moments import as_utc
 from garage_tools.store.partners import STATE_ID, LeadSource, promotion_row
 
 MAX_LEADS = 10_000  # the most one listing or export holds
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +98,7 @@ Digest = Callable[[AsyncSession, DigestBatch], Awaitable[None]]
 def _lead(row: LeadEvent) -> PartnerLead:
     return PartnerLead(
         id=row.id,
-        created_at=_aware(row.created_at),
+        created_at=as_utc(row.created_at),
         zip=row.zip,
         issue=row.issue,
         door_size=row.door_size,
@@ -346,7 +343,7 @@ class PartnerConsoleRepository:
             query = query.where(PartnerAuditEntry.partner_id == partner_id)
         async with self._db.session() as session:
             rows = (await session.scalars(query)).all()
-        return [AuditEntry(_aware(r.created_at), r.partner_id, r.actor, r.action, dict(r.detail)) for r in rows]
+        return [AuditEntry(as_utc(r.created_at), r.partner_id, r.actor, r.action, dict(r.detail)) for r in rows]
 
     @staticmethod
     async def _audit(

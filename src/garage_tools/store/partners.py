@@ -27,6 +27,7 @@ from garage_tools.store.models import (
     PartnerDirectoryState,
     PartnerPromotion,
 )
+from garage_tools.store.moments import as_utc
 
 STATE_ID = 1
 
@@ -96,11 +97,6 @@ class LeadTally:
     cold: int
     first_at: datetime
     last_at: datetime
-
-
-def _aware(moment: datetime) -> datetime:
-    # SQLite hands back naive datetimes even for timezone-aware columns; we only ever store UTC.
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _partner_row(record: PartnerRecord, now: datetime) -> dict[str, Any]:
@@ -316,7 +312,7 @@ class PartnerRepository:
             rows = (await session.scalars(query)).all()
         return [
             Lead(
-                created_at=_aware(row.created_at),
+                created_at=as_utc(row.created_at),
                 partner_id=row.partner_id,
                 covered=row.covered,
                 zip=row.zip,
@@ -351,7 +347,7 @@ async def tallies(
         rows = (await session.execute(query)).all()
     found = [
         LeadTally(
-            row[0], int(row[1]), int(row[2] or 0), int(row[3] or 0), int(row[4] or 0), _aware(row[5]), _aware(row[6])
+            row[0], int(row[1]), int(row[2] or 0), int(row[3] or 0), int(row[4] or 0), as_utc(row[5]), as_utc(row[6])
         )
         for row in rows
     ]

@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from garage_tools.store.database import Database
 from garage_tools.store.models import Developer, LoginToken, PortalSession
+from garage_tools.store.moments import as_utc
 
 Clock = Callable[[], datetime]
 #: Work to do in the same transaction as a new link (the e-mail that carries it).
@@ -31,11 +32,6 @@ KEEP_SPENT = timedelta(days=1)
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def _aware(moment: datetime) -> datetime:
-    # SQLite hands back naive datetimes even for timezone-aware columns; we only ever store UTC.
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 #: The audience whose first sign-in makes a developer account (the portal's keys hang on it).
@@ -184,7 +180,7 @@ class PortalRepository:
             )
             if row is None:
                 return None
-            return SessionRecord(row.email, _aware(row.created_at), _aware(row.expires_at))
+            return SessionRecord(row.email, as_utc(row.created_at), as_utc(row.expires_at))
 
     async def end_session(self, session_hash: str) -> None:
         async with self._db.session() as session, session.begin():
@@ -194,4 +190,4 @@ class PortalRepository:
         """When `email` first signed in, or None if it never has."""
         async with self._db.session() as session:
             created = await session.scalar(select(Developer.created_at).where(Developer.email == email))
-        return _aware(created) if created else None
+        return as_utc(created) if created else None

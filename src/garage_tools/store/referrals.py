@@ -19,6 +19,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from garage_tools.store.database import Database
 from garage_tools.store.models import Base, Referral
+from garage_tools.store.moments import as_utc
 from garage_tools.store.partners import LeadTally, tallies
 
 _TABLE = Base.metadata.tables[Referral.__tablename__]
@@ -105,7 +106,7 @@ class ReferralRepository:
             rows = (await session.scalars(query)).all()
         return [
             NewReferral(
-                created_at=_aware(r.created_at),
+                created_at=as_utc(r.created_at),
                 partner_id=r.partner_id,
                 covered=r.covered,
                 zip=r.zip,
@@ -136,7 +137,3 @@ class ReferralRepository:
     async def tallies(self, since: datetime | None = None) -> list[LeadTally]:
         """Referrals per partner (most first), as `partners leads --searches` shows them."""
         return await tallies(self._db, Referral.partner_id, Referral.heat, Referral.created_at, since)
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

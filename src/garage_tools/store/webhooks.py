@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from garage_tools.sealing import seal, unseal
 from garage_tools.store.database import Database
 from garage_tools.store.models import WEBHOOK_CHANNEL, OutboxMessage, Partner, WebhookEndpoint
+from garage_tools.store.moments import as_utc
 from garage_tools.store.partner_console import add_audit_entry, contacts_of
 
 WEBHOOK = WEBHOOK_CHANNEL  # the outbox channel
@@ -40,8 +41,8 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _aware(moment: datetime | None) -> datetime | None:
-    return moment if moment is None or moment.tzinfo else moment.replace(tzinfo=UTC)
+def _utc_or_none(moment: datetime | None) -> datetime | None:
+    return None if moment is None else as_utc(moment)
 
 
 def new_signing_secret() -> str:
@@ -115,10 +116,10 @@ def _endpoint(row: WebhookEndpoint) -> Endpoint:
         id=row.id,
         partner_id=row.partner_id,
         url=row.url,
-        created_at=_aware(row.created_at) or row.created_at,
+        created_at=as_utc(row.created_at),
         failures=row.failures,
-        last_success_at=_aware(row.last_success_at),
-        disabled_at=_aware(row.disabled_at),
+        last_success_at=_utc_or_none(row.last_success_at),
+        disabled_at=_utc_or_none(row.disabled_at),
     )
 
 
@@ -267,8 +268,8 @@ class WebhookRepository:
                 event=row.subject,
                 status=row.status,
                 attempts=row.attempts,
-                created_at=_aware(row.created_at) or row.created_at,
-                last_attempt_at=_aware(row.last_attempt_at),
+                created_at=as_utc(row.created_at),
+                last_attempt_at=_utc_or_none(row.last_attempt_at),
                 last_status=row.last_status,
                 last_response=row.last_response,
                 last_error=row.last_error,

@@ -26,10 +26,12 @@ from garage_tools import __version__
 from garage_tools.access.origins import origin_of
 from garage_tools.access.policy import Access
 from garage_tools.knowledge.loader import Knowledge
+from garage_tools.languages import SUPPORTED
 from garage_tools.services import Services
 from garage_tools.web.assets import BuiltAsset
 from garage_tools.web.pages import STATIC, render
 from garage_tools.web.results import load_words, symptom_chips
+from garage_tools.web.translations import translate_words
 
 WIDGET_DIR = STATIC / "widget"
 COMPONENTS_DIR = STATIC / "components"
@@ -80,10 +82,11 @@ def build_stylesheet() -> BuiltAsset:
 
 def build_script(knowledge: Knowledge, stylesheet: BuiltAsset) -> BuiltAsset:
     """The one widget script: the cards, then widget.js called with them and its setup."""
+    words = widget_words()
     setup = {
         "version": f"{MAJOR} ({__version__})",
-        "words": widget_words(),
-        "chips": symptom_chips(knowledge),
+        "words": {language: translate_words(words, language) for language in SUPPORTED},
+        "chips": {language: symptom_chips(knowledge, language) for language in SUPPORTED},
         "stylesheet": f"/widget/v{MAJOR}.css?v={stylesheet.fingerprint}",
     }
     cards = (COMPONENTS_DIR / "results.js").read_text(encoding="utf-8")

@@ -12,11 +12,8 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from garage_tools.store.models import ServiceRequest
+from garage_tools.store.moments import as_utc
 from garage_tools.store.service_requests.rules import Actor, Status
-
-
-def aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def token_hash(token: str) -> str:
@@ -183,7 +180,7 @@ def stored_of(row: ServiceRequest) -> StoredRequest:
     return StoredRequest(
         id=row.id,
         partner_id=row.partner_id,
-        offered_at=aware(row.offered_at),
+        offered_at=as_utc(row.offered_at),
         previous_offers=[offer_of(raw) for raw in row.previous_offers],
         zip=row.zip,
         issue=row.issue,
@@ -198,12 +195,12 @@ def stored_of(row: ServiceRequest) -> StoredRequest:
         language=row.language,
         source=row.source,
         status=Status(row.status),
-        arrival_from=aware(row.arrival_from) if row.arrival_from else None,
-        arrival_until=aware(row.arrival_until) if row.arrival_until else None,
+        arrival_from=as_utc(row.arrival_from) if row.arrival_from else None,
+        arrival_until=as_utc(row.arrival_until) if row.arrival_until else None,
         reason=row.reason,
-        created_at=aware(row.created_at),
-        updated_at=aware(row.updated_at),
-        first_response_at=aware(row.first_response_at) if row.first_response_at else None,
+        created_at=as_utc(row.created_at),
+        updated_at=as_utc(row.updated_at),
+        first_response_at=as_utc(row.first_response_at) if row.first_response_at else None,
         base_url=row.base_url,
         request_hash=row.request_hash,
         token_salt=row.token_salt,

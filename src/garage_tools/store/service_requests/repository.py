@@ -28,6 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from garage_tools.store.database import Database
 from garage_tools.store.models import ServiceRequest, ServiceRequestEvent
+from garage_tools.store.moments import as_utc
 from garage_tools.store.service_requests.records import (
     Change,
     Created,
@@ -38,7 +39,6 @@ from garage_tools.store.service_requests.records import (
     OnCreate,
     RequestEvent,
     StoredRequest,
-    aware,
     new_number,
     offer_json,
     stored_of,
@@ -179,7 +179,8 @@ class ServiceRequestRepository:
         async with self._db.session() as session:
             rows = (await session.scalars(query)).all()
         return [
-            HistoryEntry(aware(r.at), r.kind, Status(r.status), Actor(r.by), r.partner_id, dict(r.detail)) for r in rows
+            HistoryEntry(as_utc(r.at), r.kind, Status(r.status), Actor(r.by), r.partner_id, dict(r.detail))
+            for r in rows
         ]
 
     async def waiting(self, offered_before: datetime, limit: int = 500) -> list[StoredRequest]:
@@ -269,7 +270,7 @@ class ServiceRequestRepository:
         self, session: AsyncSession, row: ServiceRequest, partner_id: str, outcome: str, moment: datetime
     ) -> StoredRequest:
         before, previous = Status(row.status), row.partner_id
-        ended = Offer(previous, aware(row.offered_at), moment, outcome, row.reason)
+        ended = Offer(previous, as_utc(row.offered_at), moment, outcome, row.reason)
         row.previous_offers = [*row.previous_offers, offer_json(ended)]
         row.partner_id, row.offered_at, row.updated_at = partner_id, moment, moment
         row.status, row.reason, row.arrival_from, row.arrival_until = Status.RECEIVED.value, None, None, None

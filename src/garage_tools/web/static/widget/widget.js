@@ -9,16 +9,15 @@
  * REST API (CORS). When the service asks this page's origin for the browser challenge (`GET /challenge`), the
  * widget loads the challenge script (Turnstile, rendered into a slot in the page's own DOM) and sends a fresh
  * token as `challengeToken` with every call, and a new one once when a call is refused `challenge_failed`.
- * Options (data- attributes on the element): partner-id, zip, accent, compact.
+ * Options (data- attributes on the element): partner-id, zip, accent, compact, lang (else the host page's
+ * `<html lang>`; a language the service has no words in falls back to English).
  */
 (function (GarageResults, setup) {
   "use strict";
 
   var script = document.currentScript;
   var service = serviceOrigin();
-  var words = setup.words;
-  var own = words.widget;
-  var cards = GarageResults.create(words);
+  var texts = {}; // per language: {words, own, cards, chips}, made once
   var mounted = new WeakSet();
   var PARTNER_ID = /^[A-Za-z0-9_.-]{1,64}$/;
   var CHALLENGE_CODES = { challenge_required: true, challenge_failed: true };
@@ -42,6 +41,17 @@
   }
 
   function Refused(message) { this.message = message; }
+
+  /** The words, cards and chips in `host`'s language: its data-lang, else the page's, else English. */
+  function textsFor(host) {
+    var asked = (host.dataset.lang || document.documentElement.lang || "").trim().toLowerCase().split("-")[0];
+    var lang = setup.words[asked] ? asked : "en";
+    if (!texts[lang]) {
+      var words = setup.words[lang];
+      texts[lang] = { lang: lang, words: words, own: words.widget, cards: GarageResults.create(words), chips: setup.chips[lang] };
+    }
+    return texts[lang];
+  }
 
   // -- the browser challenge ------------------------------------------------------------------------
 
@@ -148,7 +158,7 @@
       if (!config.required) return null;
       if (!config.siteKey || !config.scriptUrl) throw new Refused(own.notSetUp);
       if (!widget.tokens) widget.tokens = new Tokens(widget.challengeBox, config);
-      return widget.tokens.take().catch(function () { throw new Refused(own.challengeFailed); });
+      return widget.tokens.take().catch(function () { throw new Refused(widget.own.challengeFailed); });
     }).then(function (token) {
       return post(tool, token ? Object.assign({}, body, { challengeToken: token }) : body);
     }).then(function (answer) {
@@ -163,8 +173,8 @@
   function ask(widget, tool, body, place) {
     return call(widget, tool, body, false).then(function (answer) {
       if (answer.ok) return answer.json;
-      if (CHALLENGE_CODES[codeOf(answer)]) throw new Refused(own.challengeFailed);
-      throw new Refused(cards.refusal(tool, answer, { place: place }));
+      if (CHALLENGE_CODES[codeOf(answer)]) throw new Refused(widget.own.challengeFailed);
+      throw new Refused(widget.cards.refusal(tool, answer, { place: place }));
     });
   }
 
@@ -221,12 +231,15 @@
     if (!host || mounted.has(host) || host.shadowRoot) return;
     mounted.add(host);
     var o = options(host);
+    var t = textsFor(host);
+    var words = t.words, own = t.own, cards = t.cards;
     var shadow = host.attachShadow({ mode: "open" });
     var sheet = el("link");
     sheet.rel = "stylesheet";
     sheet.crossOrigin = "anonymous"; // a CORS fetch, so the cached copy is readable to scripts too
     sheet.href = new URL(setup.stylesheet, service).href;
     var root = el("div", "gdw" + (o.compact ? " gdw-compact" : ""));
+    root.lang = t.lang;
     root.hidden = true; // shown once the stylesheet is in: no flash of an unstyled widget
     function reveal() { root.hidden = false; }
     sheet.addEventListener("load", reveal);
@@ -236,7 +249,7 @@
     applyAccent(root, o.accent);
 
     var state = { description: "", place: "" };
-    var widget = { challengeBox: el("div"), tokens: null };
+    var widget = { challengeBox: el("div"), tokens: null, own: own, cards: cards };
     widget.challengeBox.setAttribute("slot", "challenge");
     host.appendChild(widget.challengeBox);
 
@@ -245,7 +258,7 @@
     var chips = el("fieldset", "gdw-chips");
     chips.appendChild(el("legend", "gdw-legend", own.chipsLabel));
     var chipList = el("div", "gdw-chip-list");
-    setup.chips.forEach(function (phrase) {
+    t.chips.forEach(function (phrase) {
       var chip = el("button", "gdw-chip", phrase);
       chip.type = "button";
       chip.addEventListener("click", function () {
