@@ -55,6 +55,10 @@ def test_a_dead_link_gets_a_page_for_people_and_an_api_client_the_envelope(clien
     assert "/developers/api" not in page.text.split("<main", 1)[1].split("</main>", 1)[0]
     api = client.get("/no-such-page", headers={"Accept": "application/json"})
     assert api.status_code == 404 and api.json()["error"]["status"] == 404
+    spanish = client.get("/no-such-page<b>", headers={**BROWSER, "Accept-Language": "es-MX"})
+    assert spanish.status_code == 404 and '<html lang="es"' in spanish.text
+    assert "No encontramos esa página" in spanish.text and "Revise su puerta punto por punto" in spanish.text
+    assert "<code>/no-such-page&lt;b&gt;</code>" in spanish.text  # the path as text, never as markup
 
 
 def test_without_a_contact_the_about_page_says_so(tmp_path: Path) -> None:
