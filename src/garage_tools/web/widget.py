@@ -136,17 +136,20 @@ class WidgetOptions:
     zip: str = ""
     accent: str = ""
     compact: bool = False
+    lang: str = ""  # "" for the host page's language; else one the service speaks
 
     @classmethod
     def from_query(cls, query: Any) -> WidgetOptions:
         """The generator's form, keeping only what the widget would accept."""
         partner = str(query.get("partner", "")).strip()
         accent = str(query.get("accent", "")).strip()
+        lang = str(query.get("lang", "")).strip()
         return cls(
             partner_id=partner if PARTNER_ID.fullmatch(partner) else "",
             zip=str(query.get("zip", "")).strip()[:200],
             accent=accent if ACCENT.fullmatch(accent) and accent.lower() != DEFAULT_ACCENT else "",
             compact=query.get("compact") == "1",
+            lang=lang if lang in SUPPORTED else "",
         )
 
     def attributes(self) -> list[tuple[str, str | None]]:
@@ -160,6 +163,8 @@ class WidgetOptions:
             pairs.append(("data-accent", self.accent))
         if self.compact:
             pairs.append(("data-compact", None))
+        if self.lang:
+            pairs.append(("data-lang", self.lang))
         return pairs
 
     def snippet(self, base_url: str) -> str:

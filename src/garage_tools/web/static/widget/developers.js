@@ -22,6 +22,7 @@
     if (zip) parts.push('data-zip="' + quote(zip) + '"');
     if (/^#[0-9a-f]{6}$/.test(accent) && accent !== DEFAULT_ACCENT) parts.push('data-accent="' + accent + '"');
     if (form.compact.checked) parts.push("data-compact");
+    if (/^(en|es)$/.test(form.lang.value)) parts.push('data-lang="' + form.lang.value + '"');
     code.value = "<div " + parts.join(" ") + "></div>\n" + script;
   }
 
