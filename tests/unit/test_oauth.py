@@ -21,8 +21,8 @@ from garage_tools.access.oauth import (
     REFRESH_LIFETIME,
     OAuthService,
     redirect_uri_problem,
-    same_resource,
 )
+from garage_tools.access.oauth_resources import same_resource
 from garage_tools.store.database import Database
 from garage_tools.store.models import OAuthToken
 from garage_tools.store.oauth import OAuthRepository

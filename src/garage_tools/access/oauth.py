@@ -26,7 +26,6 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from urllib.parse import urlsplit
 
 import orjson
 from mcp.server.auth.provider import (
@@ -40,7 +39,6 @@ from mcp.server.auth.provider import (
     construct_redirect_uri,
 )
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
-from mcp.shared.auth_utils import resource_url_from_server_url
 from pydantic import AnyUrl
 
 from garage_tools.access.keys import KeyCache
@@ -53,6 +51,13 @@ from garage_tools.access.oauth_requests import (
     redirect_uri_problem,
     registration_problem,
 )
+from garage_tools.access.oauth_resources import (
+    RESOURCE_NAMES,
+    RESOURCE_PATH,
+    resource_path,
+    resource_url,
+    same_resource,
+)
 from garage_tools.access.tokens import new_secret, secret_hash
 from garage_tools.inputs import shown
 from garage_tools.sealing import seal, unseal
@@ -62,14 +67,6 @@ from garage_tools.store.portal import Clock, utc_now
 log = logging.getLogger(__name__)
 
 SCOPE = "pro"
-#: The protected resources, by path: what a person connects an app to. The first is the default.
-RESOURCE_NAMES = {
-    "/mcp-pro": "Garage Door Tools, pro tier (MCP)",
-    "/v1": "Garage Door Tools, answers (OpenAI-compatible chat completions)",
-}
-RESOURCE_PATH = "/mcp-pro"
-#: The resource a caller's surface (`Caller.surface`) belongs to: where a token of that resource works.
-RESOURCE_OF_SURFACE = {"mcp-pro": "/mcp-pro", "chat": "/v1"}
 #: The consent page, under the portal so the portal's session cookie (path `/developers`) reaches it.
 CONSENT_PATH = "/developers/authorize/"
 ACCESS_PREFIX = "svc_at_"
@@ -85,26 +82,6 @@ REFRESH_GRACE = timedelta(seconds=10)
 MAX_REDIRECT_URIS = 10
 MAX_CLIENT_NAME = 200
 _TOKEN_LENGTH = len(ACCESS_PREFIX) + len(new_secret())
-
-
-def resource_url(base_url: str, path: str = RESOURCE_PATH) -> str:
-    """The public URL of a protected resource (`/mcp-pro` unless named) under the service's base URL."""
-    return f"{base_url}{path}"
-
-
-def resource_metadata_url(base_url: str, path: str = RESOURCE_PATH) -> str:
-    """Where its RFC 9728 metadata lives (the well-known prefix inserted before the resource's path)."""
-    return f"{base_url}/.well-known/oauth-protected-resource{path}"
-
-
-def resource_path(resource: str) -> str:
-    """The path of a grant's resource URL (`https://host/v1` -> `/v1`); the default for none."""
-    return urlsplit(resource).path.rstrip("/") or RESOURCE_PATH
-
-
-def same_resource(given: str, expected: str) -> bool:
-    """Whether a client's resource indicator names `expected` (scheme and host case and a final `/` aside)."""
-    return resource_url_from_server_url(given).rstrip("/") == resource_url_from_server_url(expected).rstrip("/")
 
 
 @dataclass(frozen=True, slots=True)

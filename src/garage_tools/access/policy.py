@@ -17,7 +17,8 @@ from garage_tools.access.client_ip import ClientAddressResolver, rate_limit_part
 from garage_tools.access.credentials import ANONYMOUS, Credentials, authenticate, bearer_token
 from garage_tools.access.keys import KeyService
 from garage_tools.access.limits import Limits, Per
-from garage_tools.access.oauth import RESOURCE_OF_SURFACE, OAuthService
+from garage_tools.access.oauth import OAuthService
+from garage_tools.access.oauth_resources import RESOURCE_OF_SURFACE
 from garage_tools.access.origins import OriginPolicy, origin_of
 from garage_tools.access.ratelimit import Decision, Policy, RateLimiter
 from garage_tools.access.usage import UsageCounter

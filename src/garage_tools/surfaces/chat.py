@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from garage_tools.access.oauth import RESOURCE_OF_SURFACE
+from garage_tools.access.oauth_resources import RESOURCE_OF_SURFACE
 from garage_tools.errors import FieldProblem, InvalidArguments, NotFound, ServiceError
 from garage_tools.headers import RequestHeaders
 from garage_tools.registry import Registry, dump, invoke

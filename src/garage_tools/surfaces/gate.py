@@ -32,7 +32,8 @@ from starlette.types import Receive, Scope, Send
 
 from garage_tools.access.caller import Caller
 from garage_tools.access.challenge import CHALLENGE_FIELD, MAX_TOKEN_LENGTH
-from garage_tools.access.oauth import RESOURCE_OF_SURFACE, SCOPE, resource_metadata_url
+from garage_tools.access.oauth import SCOPE
+from garage_tools.access.oauth_resources import RESOURCE_OF_SURFACE, resource_metadata_url
 from garage_tools.access.policy import Access
 from garage_tools.access.ratelimit import Decision
 from garage_tools.errors import (

@@ -32,8 +32,9 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from garage_tools.access.body import replay
-from garage_tools.access.oauth import RESOURCE_NAMES, RESOURCE_PATH, SCOPE, OAuthService, resource_url
+from garage_tools.access.oauth import SCOPE, OAuthService
 from garage_tools.access.oauth_requests import AuthorizationProblem, parameters
+from garage_tools.access.oauth_resources import RESOURCE_NAMES, RESOURCE_PATH, resource_url
 from garage_tools.access.policy import Access
 from garage_tools.errors import ServiceError
 from garage_tools.headers import RequestHeaders

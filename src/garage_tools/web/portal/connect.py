@@ -14,8 +14,9 @@ from urllib.parse import urlsplit
 from starlette.requests import Request
 from starlette.responses import Response
 
-from garage_tools.access.oauth import ACCESS_LIFETIME, REFRESH_LIFETIME, resource_path
+from garage_tools.access.oauth import ACCESS_LIFETIME, REFRESH_LIFETIME
 from garage_tools.access.oauth_requests import is_loopback
+from garage_tools.access.oauth_resources import resource_path
 from garage_tools.errors import ServiceError
 from garage_tools.store.oauth import GrantRecord
 from garage_tools.web.pages import PAGE_HEADERS, render
