@@ -17,7 +17,6 @@ from starlette.routing import BaseRoute, Route
 from garage_tools.access.policy import Access
 from garage_tools.errors import NotFound, ServiceError
 from garage_tools.knowledge.checklist import ChecklistItem, InspectionChecklist
-from garage_tools.knowledge.photos import Photo, PhotoLibrary, PhotoSeverity
 from garage_tools.observability.redaction import redact_paths_in_access_log
 from garage_tools.registry import dump
 from garage_tools.services import Services
@@ -26,6 +25,7 @@ from garage_tools.surfaces.responses import error_response, json_response
 from garage_tools.tools.inspection.models import InspectionReport, ItemResult
 from garage_tools.tools.inspection.report import REPORT_ID, local_prices, public_report, reading
 from garage_tools.web.pages import render
+from garage_tools.web.part_drawings import drawings_of
 from garage_tools.web.results import load_words
 
 #: A report is reachable by anyone holding its link: keep it out of indexes, caches shared between
@@ -50,19 +50,6 @@ def areas_of(checklist: InspectionChecklist) -> list[Area]:
     for item in checklist.items:
         groups.setdefault(item.area, []).append(item)
     return [Area(name, sorted(items, key=lambda item: item.hands_on)) for name, items in groups.items()]
-
-
-def drawings_of(checklist: InspectionChecklist, library: PhotoLibrary) -> dict[str, Photo]:
-    """The drawing shown beside each question: the healthy picture of its part, the one the report compares
-    against (items whose part has no gallery have none)."""
-    found: dict[str, Photo] = {}
-    for item in checklist.items:
-        healthy = (
-            library.for_item(item.reference_photo_item, PhotoSeverity.HEALTHY) if item.reference_photo_item else []
-        )
-        if healthy:
-            found[item.id] = healthy[0]
-    return found
 
 
 class InspectionPages:
