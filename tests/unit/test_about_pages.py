@@ -3,6 +3,7 @@ shows it (developer links stay on developer pages), and a person who follows a d
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -73,3 +74,14 @@ def test_a_malformed_contact_stops_start_up(tmp_path: Path) -> None:
         Settings(_env_file=None, data_dir=tmp_path, contact_email="not an address")
     with pytest.raises(ValidationError):
         Settings(_env_file=None, data_dir=tmp_path, contact_phone="call me")
+
+
+def test_about_and_privacy_read_in_spanish_with_the_services_own_facts(client: TestClient) -> None:
+    spanish = {**BROWSER, "Accept-Language": "es-US,es;q=0.9"}
+    about = client.get("/about", headers=spanish).text
+    assert '<html lang="es"' in about and "Cómo se calculan las respuestas" in about
+    assert f'href="mailto:{EMAIL}"' in about and "How the answers are worked out" not in about
+    privacy = client.get("/privacy", headers=spanish).text
+    assert "Borrar sus datos" in privacy and "Deleting your data" not in privacy
+    days = re.search(r"Las inspecciones se guardan (\d+) días", privacy)
+    assert days is not None and int(days.group(1)) > 0  # the setting's figure, in the Spanish sentence
