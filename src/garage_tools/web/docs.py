@@ -25,6 +25,7 @@ from garage_tools.errors import ALL_ERRORS
 from garage_tools.registry import AuthPolicy, Registry, Tool
 from garage_tools.surfaces.responses import json_response
 from garage_tools.surfaces.tool_docs import arguments_of
+from garage_tools.web.assets import unchanged
 from garage_tools.web.changelog import FEED_MEDIA_TYPE, KIND_LABELS, Changelog, json_feed, load_changelog
 from garage_tools.web.markup import inline_html, text_html
 from garage_tools.web.pages import PAGE_HEADERS, render
@@ -80,8 +81,8 @@ class CompressedFiles:
             raise HTTPException(status_code=404)
         plain, etag = self._file(name)
         headers = {"ETag": etag, "Cache-Control": self.CACHE}
-        if etag in {tag.strip().removeprefix("W/") for tag in request.headers.get("if-none-match", "").split(",")}:
-            return Response(status_code=304, headers=headers)
+        if (current := unchanged(request, etag, headers)) is not None:
+            return current
         return Response(plain, media_type=ASSET_MEDIA_TYPES[Path(name).suffix], headers=headers)
 
 

@@ -21,7 +21,6 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from garage_tools.access.policy import Access
-from garage_tools.headers import RequestHeaders
 from garage_tools.knowledge.labs import (
     PREVIEW_DIR,
     PREVIEW_HEIGHT,
@@ -33,7 +32,7 @@ from garage_tools.knowledge.labs import (
 )
 from garage_tools.services import Services
 from garage_tools.tools.labs import LOADER_PATH, lab_embed
-from garage_tools.web.assets import BuiltAsset
+from garage_tools.web.assets import BuiltAsset, unchanged
 from garage_tools.web.pages import PAGE_HEADERS, STATIC, render
 
 _CSP = "Content-Security-Policy"
@@ -179,8 +178,8 @@ class LabPages:
         if found is None:
             raise HTTPException(status_code=404)
         headers = {"ETag": found.etag, "Cache-Control": PREVIEW_CACHE, "X-Content-Type-Options": "nosniff"}
-        if RequestHeaders.of(request.scope).has_current(found.etag):
-            return Response(status_code=304, headers=headers)
+        if (current := unchanged(request, found.etag, headers)) is not None:
+            return current
         return Response(found.body, media_type=IMAGE_TYPES[suffix], headers=headers)
 
 

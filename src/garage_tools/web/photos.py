@@ -18,8 +18,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from garage_tools.headers import RequestHeaders
 from garage_tools.knowledge.photos import PHOTOS_PATH, PhotoLibrary
+from garage_tools.web.assets import unchanged
 
 VERSIONED_CACHE = "public, max-age=31536000, immutable"
 UNVERSIONED_CACHE = "public, max-age=3600"
@@ -41,8 +41,8 @@ class PhotoFiles:
             "X-Content-Type-Options": "nosniff",
             "Cross-Origin-Resource-Policy": "cross-origin",
         }
-        if RequestHeaders.of(request.scope).has_current(etag):
-            return Response(status_code=304, headers=headers)
+        if (current := unchanged(request, etag, headers)) is not None:
+            return current
         if jpeg:
             copy = await asyncio.to_thread(self.library.email_rendition, photo)  # Pillow, once per photo
             return Response(copy.data, media_type=copy.mime_type, headers=headers)
