@@ -31,9 +31,9 @@ from garage_tools.store.service_requests import (
 )
 from garage_tools.web.forms import Refused
 from garage_tools.web.pages import render
+from garage_tools.web.partners.console_pages import Console, ConsolePage, SignedInPartner, console_page
 from garage_tools.web.partners.forms import DECLINE_REASONS, read_arrival, read_reason
-from garage_tools.web.partners.webhooks import Console, SignedInPartner
-from garage_tools.web.signin_pages import NO_STORE, as_pages
+from garage_tools.web.signin_pages import NO_STORE
 
 PATH = "/partners/requests"
 SHOWN = 100  # requests on the page, open ones first
@@ -54,21 +54,16 @@ NOTICES = {
 NOT_YOURS = "There is no such request among yours: it may have gone to another pro."
 MOVED_ON = "This request has changed meanwhile ({why}); the list below shows where it stands now."
 
-_page = as_pages("partners/message.html")
+_page = console_page
 
 
-class RequestInbox:
+class RequestInbox(ConsolePage):
+    notices = NOTICES
+
     def __init__(self, console: Console, requests: ServiceRequests, problems: dict[str, str]) -> None:
-        self.console = console
+        super().__init__(console)
         self.requests = requests
         self.problems = problems  # issue and symptom keys in words
-
-    @_page
-    async def show(self, request: Request) -> Response:
-        me = await self.console.signed_in(request)
-        if me is None:
-            return RedirectResponse("/partners", status_code=303)
-        return await self._page(request, me, notice=NOTICES.get(request.query_params.get("done", "")))
 
     @_page
     async def accept(self, request: Request) -> Response:

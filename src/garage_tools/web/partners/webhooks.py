@@ -9,19 +9,18 @@ secret is shown once, in the answer to the form that added it (never stored read
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from garage_tools.knowledge.directory import PartnerRecord
 from garage_tools.mail.webhooks import EndpointRefused, EndpointRules, check_endpoint_url
 from garage_tools.store.webhooks import MAX_ENDPOINTS, Delivery, NewEndpoint, WebhookRepository
 from garage_tools.web.forms import Refused
 from garage_tools.web.pages import render
-from garage_tools.web.signin import Session
-from garage_tools.web.signin_pages import NO_STORE, as_pages
+from garage_tools.web.partners.console_pages import Console, ConsolePage, SignedInPartner, console_page
+from garage_tools.web.signin_pages import NO_STORE
 
 PATH = "/partners/webhooks"
 EVENTS = {
@@ -40,42 +39,16 @@ NOTICES = {
 NOT_YOURS = "There is no such address among yours."
 SAID_SHOWN = 160  # characters of an answer shown on the page (the log keeps 500)
 
-_page = as_pages("partners/message.html")
+_page = console_page
 
 
-class SignedInPartner(Protocol):
-    """Who is signed in to the console (`endpoints.SignedInPartner`)."""
+class WebhookPages(ConsolePage):
+    notices = NOTICES
 
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def partner(self) -> PartnerRecord: ...
-
-    @property
-    def session(self) -> Session: ...
-
-
-class Console(Protocol):
-    """What these pages need of the console (`endpoints.Console`): its signed-in partner, and its forms."""
-
-    async def signed_in(self, request: Request) -> SignedInPartner | None: ...
-
-    async def signed_in_form(self, request: Request) -> tuple[SignedInPartner, dict[str, str]]: ...
-
-
-class WebhookPages:
     def __init__(self, console: Console, webhooks: WebhookRepository, rules: EndpointRules) -> None:
-        self.console = console
+        super().__init__(console)
         self.webhooks = webhooks
         self.rules = rules
-
-    @_page
-    async def show(self, request: Request) -> Response:
-        me = await self.console.signed_in(request)
-        if me is None:
-            return RedirectResponse("/partners", status_code=303)
-        return await self._page(request, me, notice=NOTICES.get(request.query_params.get("done", "")))
 
     @_page
     async def add(self, request: Request) -> Response:
