@@ -6,6 +6,7 @@ live server over MCP, as an assistant would fetch them."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -105,6 +106,43 @@ def test_route_by_zip_renders_the_pro_card(live_server: LiveServer, mount: Any, 
     assert page.evaluate("window.host.links") == ["https://dixie-door-and-spring.example.com/book"]
     assert not page.problems and not sideways(page)
     shoot(page, "pro")
+
+
+def test_the_pro_cards_button_sends_a_service_request_through_the_host(live_server: LiveServer, mount: Any) -> None:
+    arguments = {"zipOrLocation": "84770", "issue": "broken_spring"}
+    result = rpc(live_server, "tools/call", {"name": "routeByZip", "arguments": arguments})
+    page = mount(view_for(live_server, "routeByZip"), arguments, result, PHONE)
+    # The host forwards the view's call to the server, as an assistant's host does over its own connection.
+    page.expose_function("callServer", lambda params: rpc(live_server, "tools/call", json.loads(params)))
+    page.evaluate("() => { window.host.answerCall = (params) => window.callServer(JSON.stringify(params)); }")
+    frame = page.frame_locator("iframe")
+    form = frame.locator(".gav-request")
+    form.wait_for()
+    frame.get_by_role("button", name="Send the request").click()
+    assert "tick the box" in form.inner_text()  # nothing sent without a name, a way to reach them and consent
+    form.scroll_into_view_if_needed()
+    SHOTS.mkdir(exist_ok=True)
+    form.screenshot(path=str(SHOTS / "pro-request-form-390.png"))
+    (view,) = [frame for frame in page.frames if frame is not page.main_frame]
+    findings = serious_findings(view)  # the form's labels, the message, the button
+    assert not findings, json.dumps(findings)[:2000]
+    frame.get_by_label("Your name").fill("Dana Reyes")
+    frame.get_by_label("Phone", exact=True).fill("(435) 555-0199")
+    frame.get_by_role("checkbox").check()
+    frame.get_by_role("button", name="Send the request").click()
+    sent = frame.locator(".gav-sent")
+    sent.wait_for()
+    assert re.search(r"Request R-\d{4}-\d{4} is on its way to Dixie Door & Spring\.", sent.inner_text())
+    (call,) = page.evaluate("window.host.calls")
+    assert call["name"] == "requestService"
+    assert call["arguments"]["partnerId"] == "dixie-door-and-spring" and call["arguments"]["zip"] == "84770"
+    assert call["arguments"]["issueKey"] == "broken_spring" and call["arguments"]["consent"] == {"contactShare": True}
+    number = re.search(r"R-\d{4}-\d{4}", sent.inner_text()).group(0)  # type: ignore[union-attr]
+    status = sent.get_by_role("link", name="See where your request stands").get_attribute("href") or ""
+    page_of_request = httpx.get(status, timeout=30)  # the homeowner's page of the stored request
+    assert page_of_request.status_code == 200 and number in page_of_request.text
+    assert not page.problems and not sideways(page)
+    shoot(page, "pro-request")
 
 
 def test_the_cost_view_has_no_serious_accessibility_finding(live_server: LiveServer, mount: Any) -> None:

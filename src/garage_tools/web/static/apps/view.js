@@ -20,6 +20,7 @@
   var fill = window.GarageResults.fill;
   var pending = {};
   var nextId = 1;
+  var toolInput = {}; // the arguments the assistant called the tool with (ui/notifications/tool-input)
 
   function post(message) {
     window.parent.postMessage(Object.assign({ jsonrpc: "2.0" }, message), "*");
@@ -119,9 +120,113 @@
     return card;
   }
 
+  /** The pro card, and under it a short form that asks this pro to come out: requestService, called through the
+   * host (`tools/call`), so the assistant's own connection and limits apply and the person sees the answer. */
+  function proView(route) {
+    var box = el("div", "gav-pro");
+    box.appendChild(cards.partnerCard(route, {}));
+    if (route.covered && route.partnerId && route.partner) box.appendChild(requestForm(route));
+    return box;
+  }
+
+  var fieldCount = 0;
+
+  function field(form, label, type, autocomplete) {
+    var id = "gav-field-" + (++fieldCount);
+    var wrap = el("p", "gav-field");
+    var caption = el("label", null, label);
+    caption.htmlFor = id;
+    var input = el(type === "textarea" ? "textarea" : "input", "gav-input");
+    input.id = id;
+    if (type !== "textarea") input.type = type;
+    if (autocomplete) input.autocomplete = autocomplete;
+    wrap.appendChild(caption);
+    wrap.appendChild(input);
+    form.appendChild(wrap);
+    return input;
+  }
+
+  function requestForm(route) {
+    var pro = route.partner.displayName;
+    // A group, not a <form>: hosts sandbox the frame, and a sandbox without allow-forms drops every submit.
+    var form = el("section", "gdr-card gav-request");
+    form.appendChild(el("h3", "gdr-subtitle", fill(words.requestTitle, { pro: pro })));
+    form.appendChild(el("p", "gav-small", fill(words.requestIntro, { pro: pro })));
+    var name = field(form, words.requestName, "text", "name");
+    name.maxLength = 100;
+    form.appendChild(el("p", "gav-small", words.requestReach));
+    var phone = field(form, words.requestPhone, "tel", "tel");
+    phone.maxLength = 32;
+    var email = field(form, words.requestEmail, "email", "email");
+    var what = field(form, words.requestWhat, "textarea");
+    what.maxLength = 2000;
+    if (toolInput.description) what.value = String(toolInput.description).slice(0, 2000);
+    var consentRow = el("p", "gav-consent");
+    var consent = el("input");
+    consent.type = "checkbox";
+    consent.id = "gav-consent";
+    var consentLabel = el("label", null, fill(words.requestConsent, { pro: pro }));
+    consentLabel.htmlFor = consent.id;
+    consentRow.appendChild(consent);
+    consentRow.appendChild(consentLabel);
+    form.appendChild(consentRow);
+    var send = el("button", "gdr-button gdr-call", words.requestSend);
+    send.type = "button";
+    form.appendChild(send);
+    var outcome = el("div", "gav-outcome");
+    outcome.setAttribute("role", "status");
+    form.appendChild(outcome);
+
+    send.addEventListener("click", function () {
+      var contact = { name: name.value.trim() };
+      if (phone.value.trim()) contact.phone = phone.value.trim();
+      if (email.value.trim()) contact.email = email.value.trim();
+      if (!contact.name || !(contact.phone || contact.email) || !consent.checked) {
+        outcome.replaceChildren(cards.message(words.requestMissing));
+        reportSize();
+        return;
+      }
+      var args = { partnerId: route.partnerId, zip: route.location.zip, contact: contact, consent: { contactShare: true } };
+      if (route.issue && route.issue.key) args.issueKey = route.issue.key;
+      if (what.value.trim()) args.description = what.value.trim();
+      if (!args.issueKey && !args.description) {
+        outcome.replaceChildren(cards.message(words.requestWhatMissing));
+        reportSize();
+        return;
+      }
+      send.disabled = true;
+      outcome.replaceChildren(cards.message(words.waiting, "notice"));
+      reportSize();
+      request("tools/call", { name: "requestService", arguments: args }).then(function (result) {
+        if (!result || result.isError || !result.structuredContent) {
+          send.disabled = false;
+          outcome.replaceChildren(cards.message(fill(words.failed, { message: errorText(result) })));
+        } else {
+          var done = result.structuredContent;
+          var note = el("div", "gav-sent");
+          note.appendChild(el("p", "gdr-cause-text", fill(words.requestSent, { number: done.requestId, pro: done.partner.name })));
+          if (done.nextStep) note.appendChild(el("p", "gdr-cause-text", done.nextStep));
+          if (done.statusUrl) note.appendChild(linkParagraph(done.statusUrl, words.requestStatus));
+          form.replaceChildren(note);
+        }
+        reportSize();
+      }, function (error) {
+        send.disabled = false;
+        outcome.replaceChildren(cards.message(fill(words.failed, { message: (error && error.message) || "" })));
+        reportSize();
+      });
+    });
+    return form;
+  }
+
+  function errorText(result) {
+    var text = (result && result.content && result.content[0] && result.content[0].text) || "";
+    try { return JSON.parse(text).error.message; } catch (ignored) { return text; }
+  }
+
   var VIEWS = {
     diagnosis: function (answer) { return cards.diagnosisCard(answer, {}); },
-    pro: function (route) { return cards.partnerCard(route, {}); },
+    pro: proView,
     cost: costCard,
     inspection: inspectionCard,
     lab: labCard
@@ -142,10 +247,7 @@
   function render(result) {
     if (!result) return;
     if (result.isError) {
-      var text = (result.content && result.content[0] && result.content[0].text) || "";
-      var message = text;
-      try { message = JSON.parse(text).error.message; } catch (ignored) { /* plain text */ }
-      show(cards.message(fill(words.failed, { message: message })));
+      show(cards.message(fill(words.failed, { message: errorText(result) })));
       return;
     }
     var draw = VIEWS[body.getAttribute("data-view")];
@@ -167,7 +269,8 @@
       }
       return;
     }
-    if (message.method === "ui/notifications/tool-result") render(message.params);
+    if (message.method === "ui/notifications/tool-input") toolInput = (message.params && message.params.arguments) || {};
+    else if (message.method === "ui/notifications/tool-result") render(message.params);
     else if (message.method === "ui/resource-teardown") post({ id: message.id, result: {} });
     else if (message.method === "ping") post({ id: message.id, result: {} });
     else if (message.id !== undefined) post({ id: message.id, error: { code: -32601, message: "Method not found" } });
