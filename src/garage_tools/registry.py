@@ -53,6 +53,18 @@ class AuthPolicy(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Question:
+    """What to ask the person for a required argument a client left out, rather than fail the call.
+
+    `text` is the question. Without `agree`, the argument is the person's answer in their words; with it, the
+    argument is an object whose yes/no field `agree` must be true, and the question is what they agree to
+    (a service request's `consent.contactShare`)."""
+
+    text: str
+    agree: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Annotations:
     """MCP tool annotations: hints for clients about a tool's side effects.
 
@@ -115,7 +127,7 @@ class Tool(Generic[InT, OutT]):
     icon: str = "tool"  # a file under web/static/icons/ (without `.svg`): the service serves its own icons
     #: Required arguments a client may ask the person for (argument → the question), rather than fail:
     #: MCP elicitation where the client supports it, and the question in the error where it does not.
-    questions: Mapping[str, str] = field(default_factory=dict)
+    questions: Mapping[str, Question] = field(default_factory=dict)
     view: str | None = None  # an MCP Apps view that draws the answer (surfaces/mcp_apps.py VIEWS)
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     usage_cap: UsageCap | None = None
@@ -172,7 +184,7 @@ def parse_arguments(tool: Tool[InT, Any], arguments: Mapping[str, Any]) -> InT:
     except ValidationError as exc:
         problems = [_describe(error) for error in exc.errors(include_url=False, include_input=False)]
         problems = [
-            FieldProblem(field=p.field, message=f"{p.message}: ask the person. {tool.questions[p.field]}")
+            FieldProblem(field=p.field, message=f"{p.message}: ask the person. {tool.questions[p.field].text}")
             if p.message == "is required" and p.field in tool.questions
             else p
             for p in problems

@@ -55,3 +55,44 @@ async def test_without_elicitation_the_error_says_what_to_ask(mode: str, live_se
     assert result.is_error
     error = json.loads(result.content[0].text)["error"]  # type: ignore[union-attr]
     assert error["code"] == "invalid_arguments" and QUESTION in error["message"]
+
+
+CONSENT = "May the pro you chose (and, should they not answer, the next local pro) receive your name"
+REQUEST = {
+    "partnerId": "dixie-door-and-spring",
+    "zip": "84770",
+    "issueKey": "broken_spring",
+    "contact": {"name": "Dana Reyes", "phone": "(435) 555-0199"},
+}
+
+
+@pytest.mark.parametrize("agrees", [True, False])
+async def test_the_person_is_asked_to_agree_before_a_request_is_sent(agrees: bool, live_server: LiveServer) -> None:
+    asked: list[ElicitRequestParams] = []
+
+    async def person(context: Any, params: ElicitRequestParams) -> ElicitResult:
+        asked.append(params)
+        return ElicitResult(action="accept", content={"contactShare": agrees})
+
+    transport = streamable_http_client(f"{live_server.url}/mcp", http_client=httpx2.AsyncClient(timeout=30))
+    async with Client(transport, mode="2026-07-28", elicitation_callback=person) as client:
+        result = await client.call_tool("requestService", REQUEST)
+    (question,) = asked
+    assert question.message.startswith(CONSENT)
+    schema = question.requested_schema  # type: ignore[union-attr]
+    assert schema["properties"]["contactShare"]["type"] == "boolean" and schema["required"] == ["contactShare"]
+    if agrees:
+        assert not result.is_error, result.content
+        assert result.structured_content and result.structured_content["requestId"].startswith("R-")
+    else:  # not agreed: nothing is sent, and the error says why
+        assert result.is_error
+        error = json.loads(result.content[0].text)["error"]  # type: ignore[union-attr]
+        assert error["code"] == "invalid_arguments" and CONSENT in error["message"]
+
+
+async def test_without_elicitation_a_request_without_consent_says_what_to_ask(live_server: LiveServer) -> None:
+    async with connect(f"{live_server.url}/mcp", "2026-07-28") as client:
+        result = await client.call_tool("requestService", REQUEST)
+    assert result.is_error
+    error = json.loads(result.content[0].text)["error"]  # type: ignore[union-attr]
+    assert error["code"] == "invalid_arguments" and CONSENT in error["message"]

@@ -1,6 +1,7 @@
 """Asking the person for a missing argument (MCP elicitation), where the protocol allows it statelessly.
 
-A tool declares the required arguments it may ask for (`Tool.questions`). On 2026-07-28 a `tools/call`
+A tool declares the required arguments it may ask for (`Tool.questions`): words (a place), or a yes to a sentence
+(a service request's consent). On 2026-07-28 a `tools/call`
 without one, from a client that declared form elicitation, is answered with an `InputRequiredResult`
 holding one form request per missing argument; the client asks the person and retries the same call
 with `inputResponses`, which are merged into the arguments. Nothing is kept between the two requests
@@ -19,19 +20,41 @@ from typing import Any
 
 import mcp_types as types
 
-from garage_tools.registry import Tool
+from garage_tools.registry import Question, Tool
 
 REVISION = "2026-07-28"
 _KEY = "ask:"  # input request keys are `ask:<argument>`
 
 
-def missing_questions(tool: Tool[Any, Any], arguments: Mapping[str, Any]) -> dict[str, str]:
-    """The declared questions whose argument is absent, null or blank."""
-    return {
-        name: question
-        for name, question in tool.questions.items()
-        if not (isinstance(arguments.get(name), str) and arguments[name].strip())
-    }
+def answered(question: Question, value: Any) -> bool:
+    """Whether an argument already answers its question: words that are not blank, or the yes it asks for."""
+    if question.agree is None:
+        return isinstance(value, str) and bool(value.strip())
+    return isinstance(value, Mapping) and value.get(question.agree) is True
+
+
+def missing_questions(tool: Tool[Any, Any], arguments: Mapping[str, Any]) -> dict[str, Question]:
+    """The declared questions whose argument is absent, null, blank, or without the yes it needs."""
+    return {name: question for name, question in tool.questions.items() if not answered(question, arguments.get(name))}
+
+
+def _form(name: str, question: Question) -> dict[str, Any]:
+    """The form the person fills in: one text field, or one yes/no box they must tick."""
+    if question.agree is None:
+        field = {name: {"type": "string", "title": question.text, "minLength": 1}}
+        return {"type": "object", "properties": field, "required": [name]}
+    box = {question.agree: {"type": "boolean", "title": question.text, "default": False}}
+    return {"type": "object", "properties": box, "required": [question.agree]}
+
+
+def _answer(name: str, question: Question, content: Mapping[str, Any], given: Any) -> Any:
+    """The argument the person's answer makes, or None when it answers nothing (blank, or not a yes)."""
+    if question.agree is None:
+        value = content.get(name)
+        return value if isinstance(value, str) and value.strip() else None
+    if content.get(question.agree) is not True:
+        return None
+    return {**(given if isinstance(given, Mapping) else {}), question.agree: True}
 
 
 def can_elicit(protocol_version: str, capabilities: types.ClientCapabilities | None) -> bool:
@@ -53,20 +76,14 @@ def ask_or_answer(
     for name, question in questions.items():
         response = responses.get(_KEY + name)
         if isinstance(response, types.ElicitResult):
-            value = (response.content or {}).get(name) if response.action == "accept" else None
-            if isinstance(value, str) and value.strip():
+            content = (response.content or {}) if response.action == "accept" else {}
+            value = _answer(name, question, content, arguments.get(name))
+            if value is not None:
                 arguments[name] = value
-            continue  # declined, cancelled or left blank: the call goes on and fails with the question
+            continue  # declined, cancelled, blank or not agreed: the call goes on and fails as it would have
         unanswered[_KEY + name] = types.ElicitRequest(
             method="elicitation/create",
-            params=types.ElicitRequestFormParams(
-                message=question,
-                requested_schema={
-                    "type": "object",
-                    "properties": {name: {"type": "string", "title": question, "minLength": 1}},
-                    "required": [name],
-                },
-            ),
+            params=types.ElicitRequestFormParams(message=question.text, requested_schema=_form(name, question)),
         )
     if unanswered:
         return types.InputRequiredResult(input_requests=unanswered)

@@ -13,7 +13,7 @@ from garage_tools.knowledge.places import MatchedBy, Place
 from garage_tools.partners.directory import DirectorySnapshot
 from garage_tools.partners.index import Listing, PartnerIndex, Serving
 from garage_tools.partners.service import Partners
-from garage_tools.registry import Tool, ToolContext
+from garage_tools.registry import Question, Tool, ToolContext
 from garage_tools.store.referrals import NewReferral, caller_fingerprint
 from garage_tools.tools.routing.models import (
     HINT_PLACES,
@@ -314,7 +314,7 @@ TOOL = Tool(
     name="routeByZip",
     view="pro",
     icon="pro",
-    questions={"zipOrLocation": "Where is the garage door? A five-digit ZIP code, or a city and state."},
+    questions={"zipOrLocation": Question("Where is the garage door? A five-digit ZIP code, or a city and state.")},
     title="Find a local garage door pro",
     summary="A ZIP code or city to the best-suited vetted local partner, with phone and booking link.",
     description=(

@@ -31,7 +31,7 @@ from garage_tools.languages import DEFAULT, supported
 from garage_tools.partners.index import Listing
 from garage_tools.partners.request_mail import homeowner_confirmation_mail, next_step_words, status_url, zone_of
 from garage_tools.partners.service import Partners
-from garage_tools.registry import Annotations, Tool, ToolContext
+from garage_tools.registry import Annotations, Question, Tool, ToolContext
 from garage_tools.store.service_requests import (
     DuplicateIdempotencyKey,
     NewRequest,
@@ -51,6 +51,11 @@ from garage_tools.tools.service_request.models import (
 log = logging.getLogger(__name__)
 
 TOOL_NAME = "requestService"
+#: What the person agrees to, asked by an assistant whose client can (MCP elicitation) when consent was not sent.
+CONSENT_QUESTION = (
+    "May the pro you chose (and, should they not answer, the next local pro) receive your name, your phone number "
+    "or e-mail address and what you wrote, to contact you about this job?"
+)
 
 
 def derived_token(salt: str, raw_key: str) -> str:
@@ -227,4 +232,5 @@ TOOL = Tool(
     handler=request_service,
     annotations=Annotations(read_only=False, idempotent=False, destructive=False, open_world=True),
     usage_cap=UsageCap("service-requests"),
+    questions={"consent": Question(CONSENT_QUESTION, agree="contactShare")},
 )
