@@ -52,14 +52,15 @@ async def client_of(oauth: OAuthService) -> OAuthClientInformationFull:
     return await oauth.register(metadata)
 
 
-async def allowed_code(oauth: OAuthService, client: OAuthClientInformationFull) -> str:
+async def allowed_code(oauth: OAuthService, client: OAuthClientInformationFull, resource: str = RESOURCE) -> str:
+    """A code the person allowed for `resource`, as the consent page's Allow gives it."""
     params = AuthorizationParams(
         state="s",
         scopes=["pro"],
         code_challenge="c" * 43,
         redirect_uri=AnyUrl(REDIRECT),
         redirect_uri_provided_explicitly=True,
-        resource=RESOURCE,
+        resource=resource,
     )
     path = await oauth.at(ISSUER).authorize(client, params)
     grant = await oauth.pending(path.rsplit("/", 1)[1])
@@ -199,20 +200,8 @@ def test_redirect_uris_and_resources() -> None:
 
 async def test_a_grant_for_the_answers_endpoint_is_bound_to_it(oauth: OAuthService) -> None:
     client = await client_of(oauth)
-    params = AuthorizationParams(
-        state="s",
-        scopes=["pro"],
-        code_challenge="c" * 43,
-        redirect_uri=AnyUrl(REDIRECT),
-        redirect_uri_provided_explicitly=True,
-        resource=f"{ISSUER}/v1/",
-    )
-    pending = await oauth.pending((await oauth.at(ISSUER).authorize(client, params)).rsplit("/", 1)[1])
-    assert pending is not None and pending.resource == f"{ISSUER}/v1"
-    target = await oauth.allow(pending, EMAIL, ISSUER)
-    assert target is not None
-    code = await oauth.load_authorization_code(client, target.split("code=", 1)[1].split("&", 1)[0])
-    assert code is not None
+    code = await oauth.load_authorization_code(client, await allowed_code(oauth, client, f"{ISSUER}/v1/"))
+    assert code is not None and code.resource == f"{ISSUER}/v1"  # the resource served, as the service names it
     with pytest.raises(TokenError) as other:  # asked for /mcp-pro with a code for /v1
         await oauth.at(ISSUER, requested=RESOURCE).exchange_authorization_code(client, code)
     assert other.value.error == "invalid_target"
