@@ -77,3 +77,19 @@ def test_numbers_must_be_json_numbers(value: object) -> None:
     with pytest.raises(InvalidArguments):
         args(maxPriceUsd=value)
     assert args(maxPriceUsd=1500).max_price_usd == 1500
+
+
+def test_in_spanish_the_words_change_and_the_facts_do_not(knowledge: Knowledge) -> None:
+    english, spanish = find_styles(knowledge, args()), find_styles(knowledge, args(lang="es"))
+    assert spanish.lang == "es" and english.lang == "en"
+    assert [s.id for s in spanish.styles] == [s.id for s in english.styles]  # same styles, same order
+    for en, es in zip(english.styles, spanish.styles, strict=True):
+        assert (es.price_range, es.r_value, es.type, es.budget, es.ratings) == (
+            en.price_range,
+            en.r_value,
+            en.type,
+            en.budget,
+            en.ratings,
+        )
+        assert es.name != en.name and len(es.features) == len(en.features)
+    assert spanish.price_basis.startswith("Los precios") and find_styles(knowledge, args(lang="fr")).lang == "en"

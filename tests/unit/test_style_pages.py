@@ -67,3 +67,18 @@ def test_a_comparison_needs_two_or_three_known_styles(
 ) -> None:
     page = client.get("/styles/compare", params=query)
     assert page.status_code == status and "styles page" in page.text
+
+
+def test_the_styles_and_a_comparison_read_in_spanish(client: TestClient) -> None:
+    spanish = {"Accept": "text/html", "Accept-Language": "es-MX,es;q=0.9"}
+    page = client.get("/styles?maxPriceUsd=abc", headers=spanish).text
+    assert '<html lang="es"' in page and "Estilos de puerta" in page and "Ver estilos" in page
+    assert "Puerta de acero acanalada estilo ranch (una capa)" in page  # the catalog's words, not only the page's
+    assert "No tomamos en cuenta el precio más alto" in page and "Features and ratings" not in page
+    ids = re.findall(r'name="id" value="([a-z0-9-]+)"', page)[:2]
+    compared = client.get("/styles/compare", params=[("id", ids[0]), ("id", ids[1])], headers=spanish).text
+    assert (
+        "Comparar estilos de puerta" in compared
+        and "Precio instalada" in compared
+        and "Installed price" not in compared
+    )

@@ -23,6 +23,7 @@ from pydantic import Field
 from garage_tools.knowledge.schemas import (
     DataModel,
     DiagnosticTree,
+    DoorStyle,
     Key,
     SymptomExemplars,
     Text,
@@ -53,6 +54,20 @@ class IssueTexts(DataModel):
     safety_note: Text | None = Field(default=None, alias="safetyNote")
 
 
+class StyleTexts(DataModel):
+    """One door style's words (door_styles.json's), in one language; the same number of features."""
+
+    name: Text
+    description: Text
+    material: Text
+    features: list[Text]
+
+
+class DoorStyleTexts(DataModel):
+    price_basis: Text = Field(alias="priceBasis")
+    styles: dict[str, StyleTexts] = Field(description="Style id -> its words.")
+
+
 class LanguageTexts(DataModel):
     """`texts.<lang>.json`: what a homeowner reads back, in one language (every English text has one)."""
 
@@ -62,6 +77,7 @@ class LanguageTexts(DataModel):
     symptoms: dict[Key, Text] = Field(description="Symptom key -> its label.")
     issues: dict[Key, IssueTexts]
     costs: dict[Key, Text] = Field(description="Issue key -> what its price covers (costs.json's `covers`).")
+    door_styles: DoorStyleTexts = Field(alias="doorStyles", description="getDoorStyles' words (door_styles.json).")
 
 
 def missing_texts(
@@ -80,6 +96,18 @@ def missing_texts(
         elif (issue.safety_note is None) != (found.safety_note is None):
             missing.append(f"{lang}: safety note of issue {key} (present in one language only)")
     missing += [f"{lang}: what the price of {key} covers" for key in covered if key not in texts.costs]
+    return missing
+
+
+def missing_style_texts(styles: Iterable[DoorStyle], texts: LanguageTexts) -> list[str]:
+    """The door styles the language has no words for, or whose features it counts differently."""
+    lang, found = texts.lang, texts.door_styles.styles
+    missing = [f"{lang}: words of door style {s.id}" for s in styles if s.id not in found]
+    missing += [
+        f"{lang}: features of door style {s.id} ({len(found[s.id].features)}, English has {len(s.features)})"
+        for s in styles
+        if s.id in found and len(found[s.id].features) != len(s.features)
+    ]
     return missing
 
 

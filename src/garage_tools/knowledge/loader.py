@@ -21,6 +21,7 @@ from garage_tools.knowledge.languages import (
     LanguageWords,
     exemplars_of,
     localised_tree,
+    missing_style_texts,
     missing_texts,
     signature,
 )
@@ -196,6 +197,7 @@ def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:
         raise KnowledgeError(f"prompts.json names labs that do not exist: {unknown_labs}")
     for code, (words, texts) in knowledge.translations.items():
         missing = missing_texts(knowledge.tree, knowledge.costs.issues, words, texts)
+        missing += missing_style_texts(knowledge.door_styles.styles, texts)
         if missing:
             raise KnowledgeError(f"the {code} texts are incomplete: {'; '.join(missing)}")
     try:

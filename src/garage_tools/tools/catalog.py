@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from garage_tools.knowledge.languages import ENGLISH, StyleTexts
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.schemas import Budget, DoorStyle, DoorType
+from garage_tools.languages import supported
 from garage_tools.models import InputModel, Number, OutputModel
 from garage_tools.registry import Tool, ToolContext
-from garage_tools.tools.common import CostRange
+from garage_tools.tools.common import LANG_PATTERN, CostRange
 
 
 class DoorStylesInput(InputModel):
@@ -26,6 +28,14 @@ class DoorStylesInput(InputModel):
     )
     min_r_value: Number | None = Field(
         default=None, ge=0, le=100, description="Only styles insulated at least this well."
+    )
+    lang: str | None = Field(
+        default=None,
+        pattern=LANG_PATTERN,
+        description=(
+            "The language of the styles' words (`name`, `description`, `material`, `features`, `priceBasis`): "
+            "`en` (default) or `es`. Ids, types and budgets stay as they are. A language not spoken answers in English."
+        ),
     )
 
 
@@ -53,20 +63,21 @@ class DoorStylesOutput(OutputModel):
     styles: list[DoorStyleOut] = Field(description="Matching styles, cheapest first; empty when none match.")
     count: int
     price_basis: str = Field(description="What the prices include.")
+    lang: str = Field(default="en", description="The language of the styles' words (`en`, `es`).")
 
 
-def _out(style: DoorStyle) -> DoorStyleOut:
+def _out(style: DoorStyle, words: StyleTexts | None) -> DoorStyleOut:
     r = style.ratings
     return DoorStyleOut(
         id=style.id,
-        name=style.name,
+        name=words.name if words else style.name,
         type=style.type,
         budget=style.budget,
-        description=style.description,
+        description=words.description if words else style.description,
         price_range=CostRange.of(style.price_range),
         r_value=style.r_value,
-        material=style.material,
-        features=list(style.features),
+        material=words.material if words else style.material,
+        features=list(words.features if words else style.features),
         ratings=StyleRatings(
             durability=r.durability,
             insulation=r.insulation,
@@ -88,7 +99,12 @@ def find_styles(knowledge: Knowledge, args: DoorStylesInput) -> DoorStylesOutput
         and (args.min_r_value is None or style.r_value >= args.min_r_value)
     ]
     chosen.sort(key=lambda s: (s.price_range.min, s.price_range.max, s.name))
-    return DoorStylesOutput(styles=[_out(s) for s in chosen], count=len(chosen), price_basis=catalog.price_basis)
+    code = supported(args.lang) or ENGLISH
+    translated = knowledge.translations.get(code)
+    words = translated[1].door_styles if translated else None
+    styles = [_out(s, words.styles[s.id] if words else None) for s in chosen]
+    basis = words.price_basis if words else catalog.price_basis
+    return DoorStylesOutput(styles=styles, count=len(chosen), price_basis=basis, lang=code if words else ENGLISH)
 
 
 async def get_door_styles(args: DoorStylesInput, ctx: ToolContext) -> DoorStylesOutput:
@@ -105,7 +121,8 @@ TOOL = Tool(
         "(single-car to double-car door), insulation R-value, material, features and 1-5 ratings for "
         "durability, insulation, curb appeal and low maintenance. All filters are optional and combine: "
         "`budget` (economy, mid-range, premium), `type` (steel, aluminum, insulated, glass, custom), "
-        "`maxPriceUsd` (price starts at or below) and `minRValue`. No match is an empty list, not an error."
+        "`maxPriceUsd` (price starts at or below) and `minRValue`. No match is an empty list, not an error. "
+        "`lang: es` gives the styles' words in Spanish."
     ),
     input_model=DoorStylesInput,
     output_model=DoorStylesOutput,

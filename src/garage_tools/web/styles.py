@@ -20,23 +20,25 @@ from garage_tools.knowledge.schemas import Budget, DoorType
 from garage_tools.registry import Registry
 from garage_tools.services import Services
 from garage_tools.web.page_tools import LimitReached, PageTools
-from garage_tools.web.pages import render
+from garage_tools.web.pages import page_language, render
 from garage_tools.web.results import fill, load_words
+from garage_tools.web.translations import N_, translate_words
 
 #: The filters as the form names them (the tool's own argument names), with what a person reads.
-BUDGETS = {Budget.ECONOMY: "Economy", Budget.MID_RANGE: "Mid-range", Budget.PREMIUM: "Premium"}
+#: The words are in English here and translated where they are shown (the templates' `_(label)`).
+BUDGETS = {Budget.ECONOMY: N_("Economy"), Budget.MID_RANGE: N_("Mid-range"), Budget.PREMIUM: N_("Premium")}
 MATERIALS = {
-    DoorType.STEEL: "Steel",
-    DoorType.INSULATED: "Insulated steel",
-    DoorType.ALUMINUM: "Aluminum",
-    DoorType.GLASS: "Glass (full view)",
-    DoorType.CUSTOM: "Wood, composite and custom",
+    DoorType.STEEL: N_("Steel"),
+    DoorType.INSULATED: N_("Insulated steel"),
+    DoorType.ALUMINUM: N_("Aluminum"),
+    DoorType.GLASS: N_("Glass (full view)"),
+    DoorType.CUSTOM: N_("Wood, composite and custom"),
 }
 RATINGS = {
-    "durability": "Durability",
-    "insulation": "Insulation",
-    "curbAppeal": "Looks",
-    "lowMaintenance": "Low upkeep",
+    "durability": N_("Durability"),
+    "insulation": N_("Insulation"),
+    "curbAppeal": N_("Looks"),
+    "lowMaintenance": N_("Low upkeep"),
 }
 #: The most styles a comparison shows side by side (a phone has room for three columns at most).
 COMPARE_AT_MOST = 3
@@ -66,7 +68,7 @@ class StylePages:
         if chosen["type"] in {t.value for t in MATERIALS}:
             arguments["type"] = chosen["type"]
         ignored = []
-        for name, label in (("maxPriceUsd", "highest price"), ("minRValue", "lowest R-value")):
+        for name, label in (("maxPriceUsd", N_("highest price")), ("minRValue", N_("lowest R-value"))):
             if chosen[name]:
                 number = _number(chosen[name])
                 if number is None:
@@ -83,9 +85,11 @@ class StylePages:
         }
         status, headers = 200, {}
         try:
-            context["catalog"] = await self._call(request, "getDoorStyles", arguments)
+            context["catalog"] = await self._call(
+                request, "getDoorStyles", {**arguments, "lang": page_language(request)}
+            )
         except ServiceError as error:
-            context["error"] = self._plain(error)
+            context["error"] = self._plain(request, error)
             status, headers = error.status, error.headers
         return render(request, "home/styles.html", context, status=status, headers=headers)
 
@@ -98,17 +102,17 @@ class StylePages:
         }
         status = 200
         if not 2 <= len(ids) <= COMPARE_AT_MOST:
-            context["problem"] = "Tick two or three styles on the styles page to compare them."
+            context["problem"] = N_("Tick two or three styles on the styles page to compare them.")
             return render(request, "home/styles_compare.html", context, status=400)
         try:
-            catalog = await self._call(request, "getDoorStyles", {})
+            catalog = await self._call(request, "getDoorStyles", {"lang": page_language(request)})
         except ServiceError as error:
-            context["problem"] = self._plain(error)
+            context["problem"] = self._plain(request, error)
             return render(request, "home/styles_compare.html", context, status=error.status, headers=error.headers)
         by_id = {style["id"]: style for style in catalog["styles"]}
         chosen = [by_id[style_id] for style_id in ids if style_id in by_id]
         if len(chosen) != len(ids):
-            context["problem"] = "We don't know one of those styles any more. Choose again on the styles page."
+            context["problem"] = N_("We don't know one of those styles any more. Choose again on the styles page.")
             status = 404
         context.update(chosen=chosen, price_basis=catalog["priceBasis"])
         return render(request, "home/styles_compare.html", context, status=status)
@@ -122,7 +126,7 @@ class StylePages:
         try:
             context["gallery"] = await self._call(request, "getInspectionReferencePhotos", {"itemId": item})
         except ServiceError as error:
-            context["error"] = self._plain(error)
+            context["error"] = self._plain(request, error)
             status, headers = error.status, error.headers
         return render(request, "home/gallery.html", context, status=status, headers=headers)
 
@@ -130,10 +134,12 @@ class StylePages:
         caller = await self.tools.caller(request)
         return (await self.tools.call(request, caller, name, arguments)).result
 
-    def _plain(self, error: ServiceError) -> str:
+    def _plain(self, request: Request, error: ServiceError) -> str:
+        """The error in the page's words (the result cards' sentences, in the reader's language)."""
+        words = translate_words(self.words, page_language(request))
         if isinstance(error, LimitReached):
-            return fill(self.words["tooMany"], seconds=error.retry_after)
-        return str(self.words["tryAgain"] if error.status >= 500 else self.words["errors"]["invalid"])
+            return fill(words["tooMany"], seconds=error.retry_after)
+        return str(words["tryAgain"] if error.status >= 500 else words["errors"]["invalid"])
 
 
 def style_routes(services: Services, access: Access, registry: Registry) -> list[BaseRoute]:

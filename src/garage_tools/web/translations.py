@@ -10,11 +10,16 @@ from typing import IO, Any
 from garage_tools.catalogs import LOCALES, catalog_path, short_day, translations
 from garage_tools.languages import DEFAULT
 
-__all__ = ["LOCALES", "catalog_path", "extract_words", "short_day", "translate_words", "translations"]
+__all__ = ["LOCALES", "N_", "catalog_path", "extract_words", "short_day", "translate_words", "translations"]
 
 
 #: A JSON words file's keys that are notes for people, not words a page shows.
 _NOT_SHOWN = frozenset({"about", "$schema"})
+
+
+def N_(text: str) -> str:
+    """Mark `text` for the catalog where it is defined; it is translated where it is shown (`_(label)`)."""
+    return text
 
 
 def translate_words(words: Any, language: str) -> Any:
