@@ -103,7 +103,8 @@ def track(c: Canvas, severity: str) -> None:
         c.arc((300, 60, 300 + 2 * 120, 60 + 2 * 100), 180, 270, colour, width)
     c.rect((420, 60, W, 94), fill=STEEL, outline=STEEL_DARK, width=2)
     for y in (200, 290, 370):  # brackets from the jamb to the track
-        c.polygon([(120, y - 12), (300, y - 12), (300, y + 12), (120, y + 12)], fill=(140, 146, 152), outline=INK, width=2)
+        bar = [(120, y - 12), (300, y - 12), (300, y + 12), (120, y + 12)]
+        c.polygon(bar, fill=(140, 146, 152), outline=INK, width=2)
         bolt(c, (92, y))
         bolt(c, (292, y), 4)
         c.rect((80, y - 14, 120, y + 14), fill=(150, 156, 162), outline=INK, width=1.5)
@@ -154,7 +155,7 @@ def labels(c: Canvas, severity: str) -> None:
     c.text((380, 368), "HIGH TENSION", 7, fill=(255, 255, 255), bold=True, anchor="mm")
     # the panel label and the one by the wall button
     for box in ((140, 120, 280, 200), (500, 160, 610, 240)):
-        x0, y0, x1, y1 = box
+        x0, y0, x1, _ = box
         c.rect(box, fill=(255, 255, 255), outline=INK, width=1.5, radius=3)
         c.rect((x0, y0, x1, y0 + 22), fill=YELLOW, outline=INK, width=1.5)
         c.polygon([(x0 + 14, y0 + 18), (x0 + 22, y0 + 4), (x0 + 30, y0 + 18)], fill=INK)
@@ -284,9 +285,7 @@ def main() -> None:
         data = encode(canvas.finish())
         (OUT / drawing.file).write_bytes(data)
         print(f"{drawing.file}: {len(data) // 1024} KiB")
-        entries.append(
-            {"itemId": drawing.item, "caption": drawing.label, "alt": drawing.alt, "file": drawing.file}
-        )
+        entries.append({"itemId": drawing.item, "caption": drawing.label, "alt": drawing.alt, "file": drawing.file})
     manifest = {
         "about": (
             "What the parts the reference gallery does not cover should look like, shown beside their questions on "
