@@ -1,11 +1,11 @@
 """Asking the person for a missing argument (MCP elicitation), where the protocol allows it statelessly.
 
-A tool declares the required arguments it may ask for (`Tool.questions`): words (a place), or a yes to a sentence
-(a service request's consent). On 2026-07-28 a `tools/call`
-without one, from a client that declared form elicitation, is answered with an `InputRequiredResult`
-holding one form request per missing argument; the client asks the person and retries the same call
-with `inputResponses`, which are merged into the arguments. Nothing is kept between the two requests
-(the retry carries the original arguments), so any worker can answer the retry.
+A tool declares the required arguments it may ask for (`Tool.questions`): words (a place), or a yes to a
+sentence (a service request's consent). On 2026-07-28 a `tools/call` without one, from a client that declared
+form elicitation, is answered with an `InputRequiredResult` holding one form request per missing argument; the
+client asks the person and retries the same call with `inputResponses`, which are merged into the arguments.
+Nothing is kept between the two requests (the retry carries the original arguments), so any worker can answer
+the retry.
 
 The handshake revisions cannot do this here: the service answers in stateless JSON-response mode, where
 the SDK has no channel for a request to the client (and the spec sends one only over SSE). There, as for
