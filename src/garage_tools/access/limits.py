@@ -57,9 +57,9 @@ RULES: tuple[Rule, ...] = (
     Rule("oauth-authorize", "rate_limit_oauth_authorize", "AI apps asking to connect (OAuth)", Per.ADDRESS),
     Rule("oauth-token", "rate_limit_oauth_token", "Connected apps' token requests (OAuth)", Per.ADDRESS),
     Rule("pages", "rate_limit_pages", "Pages and health checks (every request but tool calls and files)", Per.ADDRESS),
-    # Slots for the limits still to come, one entry each (and a setting), e.g.:
-    #   Rule("service-requests-contact", "rate_limit_service_requests_contact", "…", Per.EMAIL),
-    #   Rule("ask", "rate_limit_ask", "Questions asked", Per.ADDRESS),
+    # Not here: questions to `ask` and `/v1/chat/completions` are tool calls (the plan's rule counts them), and a
+    # service request's limit per phone number or e-mail address is counted in the store, exactly, over 24 hours
+    # (`GARAGE_TOOLS_REQUEST_LIMIT_PER_CONTACT`, partners/requests.py), since it must hold across restarts.
 )
 
 
