@@ -202,7 +202,7 @@ def test_a_city_and_a_city_in_several_states(phone: Visit) -> None:
     assert likeliest.get_by_role("link", name=re.compile(r"^Call \(435\)")).first.is_visible()
     assert "we went with Saint George, UT" in likeliest.inner_text()
     likeliest.get_by_role("button", name="Saint George, GA").click()
-    phone.page.wait_for_function("!document.querySelector('#pro-answer').innerText.includes('we went with')")
+    phone.page.wait_for_function("() => !document.querySelector('#pro-answer').innerText.includes('we went with')")
     assert phone.page.get_by_role("textbox", name="ZIP code or city").input_value() == "Saint George, GA"
 
 

@@ -140,7 +140,7 @@ def test_after_sending_focus_moves_to_the_result_and_the_report_reads_well(
 
     result = page.locator("#result")
     result.wait_for(state="visible", timeout=60_000)  # a first routing reads the US places
-    page.wait_for_function("document.activeElement && document.activeElement.id === 'result'")
+    page.wait_for_function("() => document.activeElement && document.activeElement.id === 'result'")
     assert page.get_by_role("heading", name="Stop using the door").is_visible()
     call = result.get_by_role("link", name="Call Dixie Door & Spring")
     assert call.get_attribute("href") == "tel:+14355550102"
@@ -159,7 +159,7 @@ def test_after_sending_focus_moves_to_the_result_and_the_report_reads_well(
     assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]  # nothing scrolls sideways
     for picture in page.locator("ol.flags img").all():
         picture.scroll_into_view_if_needed()
-    page.wait_for_function("Array.from(document.images).every(image => image.complete && image.naturalWidth > 0)")
+    page.wait_for_function("() => Array.from(document.images).every(image => image.complete && image.naturalWidth > 0)")
     # Containment: a healthy spring; springs: worn and healthy. Remotes is not asked once a part under tension is
     # marked Fix (testing them runs the door), so its answer was dropped and it has no pictures here.
     assert page.locator("ol.flags img").count() == 3

@@ -103,7 +103,7 @@ def test_an_inspection_from_another_day_is_offered_back(page: Any) -> None:
 
 def test_each_question_with_a_drawing_shows_it_beside_the_words(page: Any) -> None:
     drawings = page.locator("fieldset[data-item] figure.drawing img")
-    assert drawings.count() == 15  # every item whose part has a reference drawing (as the report uses)
+    assert drawings.count() == 24  # every item: the part's reference picture, or the form's own drawing of it
     springs = group(page, "Torsion or extension springs").locator("figure.drawing img")
     springs.scroll_into_view_if_needed()
     assert springs.get_attribute("src").startswith("/photos/springs-healthy.webp")

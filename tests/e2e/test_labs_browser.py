@@ -416,7 +416,7 @@ def test_the_embed_html_runs_the_lab_on_another_sites_page(
     assert frame.locator("h1").inner_text() == LABS[slug].title
     assert frame.locator("header.lab-bar").is_visible()
     # The loader in the embed HTML grows the frame to the lab's height (it starts at 640 px).
-    page.wait_for_function("document.querySelector('iframe').getBoundingClientRect().height > 800")
+    page.wait_for_function("() => document.querySelector('iframe').getBoundingClientRect().height > 800")
     (lab_frame,) = [f for f in page.frames if f.url.startswith(f"{live_server.url}/labs/{slug}")]
     assert lab_frame.evaluate("self.origin") == "null", "sandboxed without allow-same-origin"
     before, after = drive_main_control(frame)

@@ -85,7 +85,7 @@ def test_diagnose_renders_the_diagnosis_card(live_server: LiveServer, mount: Any
     text = card.inner_text()
     assert "Most likely: Broken or failing spring" in text
     assert "stop using the door" in text  # the safety banner
-    page.wait_for_function("window.host.heights.length > 0")
+    page.wait_for_function("() => window.host.heights.length > 0")
     frame_height = page.evaluate("document.querySelector('iframe').getBoundingClientRect().height")
     assert frame_height > 300  # the view told the host its height, and the host grew the frame
     assert page.evaluate("window.host.initialized") is True
@@ -102,7 +102,7 @@ def test_route_by_zip_renders_the_pro_card(live_server: LiveServer, mount: Any, 
     frame.locator(".gdr-partner").wait_for()
     assert "Dixie Door & Spring" in frame.locator(".gdr-partner-name").inner_text()
     frame.get_by_role("link", name="Book online").click()  # links open through the host, not in the frame
-    page.wait_for_function("window.host.links.length === 1")
+    page.wait_for_function("() => window.host.links.length === 1")
     assert page.evaluate("window.host.links") == ["https://dixie-door-and-spring.example.com/book"]
     assert not page.problems and not sideways(page)
     shoot(page, "pro")

@@ -151,7 +151,7 @@ def test_done_when_a_phone_gets_the_contractor_and_a_usable_lab_with_the_challen
     assert "Dixie Door & Spring" in pro.inner_text()  # the contractor's own, who serves the place
     assert pro.locator("a.gdr-book").is_visible() and pro.locator("a.gdr-call").first.is_visible()
     assert all(body.get("challengeToken") for _, body in widget.sent)
-    widget.page.wait_for_function("document.querySelector('iframe').getBoundingClientRect().height > 1500")
+    widget.page.wait_for_function("() => document.querySelector('iframe').getBoundingClientRect().height > 1500")
     assert sideways(widget.page) == []
     widget.page.screenshot(path="/tmp/widget-shots/contractor-page-390.png", full_page=True)
     widget.page.close()
