@@ -16,6 +16,7 @@ from garage_tools.knowledge.lab_index import SynonymList
 from garage_tools.knowledge.labs import LabLibrary, load_labs
 from garage_tools.knowledge.languages import (
     ENGLISH,
+    DoorStyleTexts,
     LanguageGuesser,
     LanguageTexts,
     LanguageWords,
@@ -60,13 +61,15 @@ DerivedT = TypeVar("DerivedT")
 
 @dataclass(frozen=True)
 class Language:
-    """diagnose and costEstimate in one language: its tree (labels, causes and phrases), matchers and texts."""
+    """diagnose, costEstimate and getDoorStyles in one language: its tree (labels, causes and phrases), matchers
+    and texts."""
 
     code: str
     tree: DiagnosticTree
     matcher: SymptomMatcher
     semantic_matcher: SemanticMatcher
     covers: dict[str, str]  # issue key -> what its price covers
+    door_styles: DoorStyleTexts | None = None  # getDoorStyles' words; None: the catalog's own (English)
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,7 @@ class Knowledge:
             tree = localised_tree(self.tree, words, texts)
             matcher = SymptomMatcher(tree, stemmer(words.stemmer))
             found[code] = Language(
-                code, tree, matcher, SemanticMatcher(tree, exemplars_of(words), matcher), texts.costs
+                code, tree, matcher, SemanticMatcher(tree, exemplars_of(words), matcher), texts.costs, texts.door_styles
             )
         return found
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from garage_tools.knowledge.languages import ENGLISH, StyleTexts
+from garage_tools.knowledge.languages import StyleTexts
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.schemas import Budget, DoorStyle, DoorType
 from garage_tools.languages import supported
@@ -99,12 +99,11 @@ def find_styles(knowledge: Knowledge, args: DoorStylesInput) -> DoorStylesOutput
         and (args.min_r_value is None or style.r_value >= args.min_r_value)
     ]
     chosen.sort(key=lambda s: (s.price_range.min, s.price_range.max, s.name))
-    code = supported(args.lang) or ENGLISH
-    translated = knowledge.translations.get(code)
-    words = translated[1].door_styles if translated else None
+    language = knowledge.language(supported(args.lang))
+    words = language.door_styles
     styles = [_out(s, words.styles[s.id] if words else None) for s in chosen]
     basis = words.price_basis if words else catalog.price_basis
-    return DoorStylesOutput(styles=styles, count=len(chosen), price_basis=basis, lang=code if words else ENGLISH)
+    return DoorStylesOutput(styles=styles, count=len(chosen), price_basis=basis, lang=language.code)
 
 
 async def get_door_styles(args: DoorStylesInput, ctx: ToolContext) -> DoorStylesOutput:
