@@ -127,7 +127,7 @@ def test_the_pro_cards_button_sends_a_service_request_through_the_host(live_serv
     findings = serious_findings(view)  # the form's labels, the message, the button
     assert not findings, json.dumps(findings)[:2000]
     frame.get_by_label("Your name").fill("Dana Reyes")
-    frame.get_by_label("Phone", exact=True).fill("(435) 555-0199")
+    frame.get_by_label("Phone", exact=True).fill("(435) 555-0142")  # its own: a contact may send 3 a day
     frame.get_by_role("checkbox").check()
     frame.get_by_role("button", name="Send the request").click()
     sent = frame.locator(".gav-sent")

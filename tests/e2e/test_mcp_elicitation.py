@@ -62,7 +62,7 @@ REQUEST = {
     "partnerId": "dixie-door-and-spring",
     "zip": "84770",
     "issueKey": "broken_spring",
-    "contact": {"name": "Dana Reyes", "phone": "(435) 555-0199"},
+    "contact": {"name": "Dana Reyes", "phone": "(435) 555-0143"},  # its own: a contact may send 3 requests a day
 }
 
 
