@@ -14,6 +14,13 @@ COOKIE = "lang"
 PARAMETER = "lang"
 
 
+def N_(text: str) -> str:
+    """Mark `text` for the gettext catalog where it is defined; it is translated where it is shown.
+
+    Here, at the bottom of the layers, so data-minded modules (imaging, knowledge) can mark words too."""
+    return text
+
+
 def supported(tag: str | None) -> str | None:
     """The supported language a tag names (`es-MX` → `es`), or None."""
     if not tag:

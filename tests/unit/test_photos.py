@@ -159,6 +159,36 @@ async def test_on_mcp_each_picture_follows_its_severity_and_caption(knowledge: K
     assert [block["text"].split(":")[0] for block in blocks[::2]] == ["HEALTHY", "WATCH", "FIX"]
 
 
+async def test_in_spanish_every_caption_and_alt_text_is_spanish_and_ids_stay(knowledge: Knowledge) -> None:
+    english = await call(knowledge, itemId="springs")
+    spanish = await call(knowledge, itemId="springs", lang="es")
+    assert spanish["lang"] == "es" and english["lang"] == "en"
+    springs = knowledge.language("es").checklist.items[0]
+    assert (
+        (spanish["label"], spanish["lookFor"])
+        == (springs.label, springs.look_for)
+        != (
+            english["label"],
+            english["lookFor"],
+        )
+    )
+    assert [p["severity"] for p in spanish["photos"]] == ["HEALTHY", "WATCH", "FIX"]
+    assert [p["url"] for p in spanish["photos"]] == [p["url"] for p in english["photos"]]
+    fix = spanish["photos"][2]
+    assert fix["caption"].startswith("Resorte de torsión roto") and "2 pulgadas" in fix["caption"]
+    assert fix["alt"].startswith("Dibujo de un resorte de torsión")
+    for spanish_photo, english_photo in zip(spanish["photos"], english["photos"], strict=True):
+        assert spanish_photo["caption"] != english_photo["caption"]
+        assert spanish_photo["alt"] != english_photo["alt"]
+
+
+async def test_on_mcp_the_caption_beside_each_picture_is_in_the_language_asked_for(knowledge: Knowledge) -> None:
+    args = parse_arguments(TOOL, {"itemId": "cables", "severity": "FIX", "lang": "es-MX"})
+    result = await get_reference_photos(args, context(knowledge, "mcp"))
+    _, caption, _ = tool_result(result)["content"]
+    assert caption["text"].startswith("FIX: Cable de elevación deshilachado")
+
+
 @pytest.mark.parametrize("item", REFERENCE_PHOTO_ITEM_IDS)
 async def test_rest_answers_with_inline_pictures_stay_under_100000_characters(knowledge: Knowledge, item: str) -> None:
     args = ReferencePhotosInput.model_validate({"itemId": item, "inlineImages": True})
@@ -236,6 +266,8 @@ def test_an_operator_manifest_replaces_the_packaged_photos(operator_app: tuple[T
         "Our keypad (FIX)",
     ]
     assert answer["credit"] == "Photos by Example Doors."
+    spanish = client.post("/api/v1/getInspectionReferencePhotos", json={"itemId": "keypad", "lang": "es"}).json()
+    assert spanish["photos"][0]["caption"] == "Our keypad (HEALTHY)"  # no translation: the operator's own words
     url = answer["photos"][2]["url"]
     assert url.startswith("http://127.0.0.1:8000/photos/pics/keypad-fix-0.jpg?v=")
     served = client.get(url)

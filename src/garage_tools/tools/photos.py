@@ -22,10 +22,13 @@ from collections.abc import Callable, Sequence
 from pydantic import Field
 
 from garage_tools.access.caller import Caller
+from garage_tools.catalogs import translations
 from garage_tools.knowledge.checklist import ReferencePhotoItem
 from garage_tools.knowledge.photos import Photo, PhotoLibrary, PhotoSeverity, Rendition, packaged_photo_library
+from garage_tools.languages import supported
 from garage_tools.models import Flag, InlineImage, InputModel, OutputModel
 from garage_tools.registry import Tool, ToolContext, dump_json
+from garage_tools.tools.common import LANG_PATTERN
 
 #: Characters a REST reply may have, all of it: GPT Actions refuse 100,000 or more.
 REST_REPLY_LIMIT = 99_000
@@ -57,6 +60,15 @@ class ReferencePhotosInput(InputModel):
             "true on MCP (where pictures become image content)."
         ),
     )
+    lang: str | None = Field(
+        default=None,
+        pattern=LANG_PATTERN,
+        description=(
+            "The language of the words (`label`, `lookFor`, each photo's `caption` and `alt`): `en` (default) or "
+            "`es`. Ids and severity tags stay as they are. A language not spoken answers in English; an operator's "
+            "own photos keep the captions they were given where the catalog has no translation."
+        ),
+    )
 
 
 class ReferencePhoto(OutputModel):
@@ -82,6 +94,7 @@ class ReferencePhotosOutput(OutputModel):
     note: str | None = Field(
         default=None, description="Present when inline pictures were shrunk or left out, or photos were left out."
     )
+    lang: str = Field(default="en", description="The language of the words (`en`, `es`).")
 
 
 def photos_of(ctx: ToolContext) -> PhotoLibrary:
@@ -153,20 +166,17 @@ def json_size(rendition: Rendition) -> int:
 
 
 def _inline(rendition: Rendition, photo: Photo) -> InlineImage:
-    return InlineImage(
-        data=base64.b64encode(rendition.data).decode("ascii"),
-        mime_type=rendition.mime_type,
-        caption=f"{photo.entry.severity.value}: {photo.entry.caption}",
-    )
+    """The picture's bytes; its caption is set with the reply's words (`get_reference_photos`)."""
+    return InlineImage(data=base64.b64encode(rendition.data).decode("ascii"), mime_type=rendition.mime_type)
 
 
-def _listed(photo: Photo, base_url: str) -> ReferencePhoto:
-    """A photo as the reply lists it, without its picture."""
+def _listed(photo: Photo, base_url: str, gettext: Callable[[str], str]) -> ReferencePhoto:
+    """A photo as the reply lists it, without its picture, its words in the reply's language."""
     return ReferencePhoto(
         item_id=photo.entry.item_id,
         severity=photo.entry.severity,
-        caption=photo.entry.caption,
-        alt=photo.entry.alt,
+        caption=gettext(photo.entry.caption),
+        alt=gettext(photo.entry.alt),
         url=f"{base_url}{photo.path}",
         mime_type=photo.mime_type,
         width=photo.width,
@@ -195,16 +205,19 @@ def _fit_words(reply: ReferencePhotosOutput, photos: list[Photo]) -> int:
 
 async def get_reference_photos(args: ReferencePhotosInput, ctx: ToolContext) -> ReferencePhotosOutput:
     library = photos_of(ctx)
-    item = next(item for item in ctx.knowledge.checklist.items if item.id == args.item_id)
+    language = ctx.knowledge.language(supported(args.lang))
+    gettext = translations(language.code).gettext  # the packaged captions are in the catalog; others stay as given
+    item = next(item for item in language.checklist.items if item.id == args.item_id)
     photos = library.for_item(args.item_id, args.severity)
     reply = ReferencePhotosOutput(
         item_id=args.item_id,
         label=item.label,
         look_for=item.look_for,
-        photos=[_listed(photo, ctx.base_url) for photo in photos],
+        photos=[_listed(photo, ctx.base_url, gettext) for photo in photos],
         count=len(photos),
         inline=wants_inline(args, ctx.caller),
         credit=library.manifest.credit,
+        lang=language.code,
     )
     notes: list[str] = []
     on_mcp = ctx.caller.takes_image_blocks
@@ -218,6 +231,8 @@ async def get_reference_photos(args: ReferencePhotosInput, ctx: ToolContext) -> 
             inline_set, library, photos, budget, encoded_size if on_mcp else json_size
         )
         for entry, image in zip(reply.photos, images, strict=True):
+            if image is not None:
+                image.caption = f"{entry.severity.value}: {entry.caption}"
             entry.image = image
         notes += [note] if note else []
     reply.note = " ".join(notes) or None
@@ -236,7 +251,7 @@ TOOL = Tool(
         "caption, alt text, severity tag and a stable image `url`. Show them so a homeowner can compare their "
         "own door. `inlineImages: true` also sends each picture as base64 (the default on MCP, where pictures "
         "arrive as image content beside the captions). visualDiagnose's `referenceItemId` names the gallery to "
-        "show."
+        "show. `lang: es` gives the words in Spanish."
     ),
     input_model=ReferencePhotosInput,
     output_model=ReferencePhotosOutput,

@@ -8,18 +8,13 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from garage_tools.catalogs import LOCALES, catalog_path, short_day, translations
-from garage_tools.languages import DEFAULT
+from garage_tools.languages import DEFAULT, N_
 
 __all__ = ["LOCALES", "N_", "catalog_path", "extract_words", "short_day", "translate_words", "translations"]
 
 
 #: A JSON words file's keys that are notes for people, not words a page shows.
 _NOT_SHOWN = frozenset({"about", "$schema"})
-
-
-def N_(text: str) -> str:
-    """Mark `text` for the catalog where it is defined; it is translated where it is shown (`_(label)`)."""
-    return text
 
 
 def translate_words(words: Any, language: str) -> Any:
@@ -45,22 +40,27 @@ def translate_words(words: Any, language: str) -> Any:
 def extract_words(
     fileobj: IO[bytes], keywords: object, comment_tags: object, options: object
 ) -> Iterator[tuple[int, str | None, str, list[str]]]:
-    """A Babel extraction method for JSON words files (babel.cfg): each string a page shows, with its line."""
+    """A Babel extraction method for JSON words files (babel.cfg): each string a page shows, with its line.
+
+    With the option `keys` (names separated by spaces), only the strings under those keys are words: a data
+    file such as the photo manifest also holds ids and file names."""
     text = fileobj.read().decode("utf-8")
     lines = text.splitlines()
+    chosen = options.get("keys", "").split() if isinstance(options, dict) else []
 
-    def strings(value: Any) -> Iterator[str]:
+    def strings(value: Any, shown: bool) -> Iterator[str]:
         if isinstance(value, str):
-            yield value
+            if shown:
+                yield value
         elif isinstance(value, list):
             for item in value:
-                yield from strings(item)
+                yield from strings(item, shown)
         elif isinstance(value, dict):
             for key, item in value.items():
                 if key not in _NOT_SHOWN:
-                    yield from strings(item)
+                    yield from strings(item, key in chosen if chosen else shown)
 
-    for message in strings(json.loads(text)):
+    for message in strings(json.loads(text), not chosen):
         if not message:
             continue
         quoted = json.dumps(message, ensure_ascii=False)
