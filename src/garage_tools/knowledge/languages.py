@@ -4,9 +4,10 @@ English lives in diagnostic_tree.json, symptom_exemplars.json and costs.json. Ea
 files beside them: `diagnostic_words.<lang>.json` (how people say it: word forms folded onto the tree's
 canonical words, filler, other things, phrases and example phrasings per symptom, its Snowball stemmer) and
 `texts.<lang>.json` (what the homeowner reads back: symptom labels, causes, safety notes, urgency, the hint,
-what a price covers). Keys and codes stay English. `localised_tree` builds the language's own
-`DiagnosticTree` from the English one, so the same matchers and the same answer builder serve it, and a
-missing text stops start-up (`missing_texts`).
+what a price covers, door styles, the inspection's items and grades). Keys and codes stay English.
+`localised_tree` builds the language's own `DiagnosticTree` from the English one, so the same matchers and
+the same answer builder serve it, and `localised_checklist` its `InspectionChecklist`; a missing text stops
+start-up (`missing_texts`, `missing_style_texts`, `missing_checklist_texts`).
 
 The language of a description is read from the text itself (`guess`): words only one language uses are
 counted; a hint (an explicit `lang`, then the caller's Accept-Language) settles a tie, and English is the
@@ -20,6 +21,7 @@ from typing import Annotated
 
 from pydantic import Field
 
+from garage_tools.knowledge.checklist import InspectionChecklist
 from garage_tools.knowledge.schemas import (
     DataModel,
     DiagnosticTree,
@@ -68,6 +70,21 @@ class DoorStyleTexts(DataModel):
     styles: dict[str, StyleTexts] = Field(description="Style id -> its words.")
 
 
+class ItemTexts(DataModel):
+    """One inspection item's words (inspection_items.json's), in one language."""
+
+    label: Text
+    area: Text
+    look_for: Text = Field(alias="lookFor")
+    watch_advice: Text = Field(alias="watchAdvice")
+    fix_advice: Text = Field(alias="fixAdvice")
+
+
+class InspectionTexts(DataModel):
+    grades: dict[str, Text] = Field(description="Grade (A-F) -> its label.")
+    items: dict[str, ItemTexts] = Field(description="Inspection item id -> its words.")
+
+
 class LanguageTexts(DataModel):
     """`texts.<lang>.json`: what a homeowner reads back, in one language (every English text has one)."""
 
@@ -78,6 +95,7 @@ class LanguageTexts(DataModel):
     issues: dict[Key, IssueTexts]
     costs: dict[Key, Text] = Field(description="Issue key -> what its price covers (costs.json's `covers`).")
     door_styles: DoorStyleTexts = Field(alias="doorStyles", description="getDoorStyles' words (door_styles.json).")
+    inspection: InspectionTexts = Field(description="The inspection's words (inspection_items.json).")
 
 
 def missing_texts(
@@ -109,6 +127,33 @@ def missing_style_texts(styles: Iterable[DoorStyle], texts: LanguageTexts) -> li
         if s.id in found and len(found[s.id].features) != len(s.features)
     ]
     return missing
+
+
+def missing_checklist_texts(checklist: InspectionChecklist, texts: LanguageTexts) -> list[str]:
+    """The inspection items and grades the language has no words for, and areas it would group differently
+    (the form and the report group items by area, so one English area must have one name)."""
+    lang, found = texts.lang, texts.inspection
+    missing = [f"{lang}: words of inspection item {i.id}" for i in checklist.items if i.id not in found.items]
+    missing += [f"{lang}: label of grade {b.grade}" for b in checklist.scoring.grades if b.grade not in found.grades]
+    areas: dict[str, set[str]] = {}
+    for item in checklist.items:
+        if item.id in found.items:
+            areas.setdefault(item.area, set()).add(found.items[item.id].area)
+    missing += [
+        f"{lang}: one name for the area {area!r} (has {sorted(names)})"
+        for area, names in areas.items()
+        if len(names) > 1
+    ]
+    return missing
+
+
+def localised_checklist(checklist: InspectionChecklist, texts: LanguageTexts) -> InspectionChecklist:
+    """The English `checklist` with this language's words (ids, weights, flags and scoring kept)."""
+    words = texts.inspection
+    items = [item.model_copy(update=words.items[item.id].model_dump()) for item in checklist.items]
+    grades = [band.model_copy(update={"label": words.grades[band.grade]}) for band in checklist.scoring.grades]
+    scoring = checklist.scoring.model_copy(update={"grades": grades})
+    return checklist.model_copy(update={"items": items, "scoring": scoring})
 
 
 def localised_tree(tree: DiagnosticTree, words_: LanguageWords, texts: LanguageTexts) -> DiagnosticTree:

@@ -21,7 +21,9 @@ from garage_tools.knowledge.languages import (
     LanguageTexts,
     LanguageWords,
     exemplars_of,
+    localised_checklist,
     localised_tree,
+    missing_checklist_texts,
     missing_style_texts,
     missing_texts,
     signature,
@@ -61,14 +63,15 @@ DerivedT = TypeVar("DerivedT")
 
 @dataclass(frozen=True)
 class Language:
-    """diagnose, costEstimate and getDoorStyles in one language: its tree (labels, causes and phrases), matchers
-    and texts."""
+    """diagnose, costEstimate, getDoorStyles and submitInspection in one language: its tree (labels, causes and
+    phrases), matchers, texts and inspection checklist."""
 
     code: str
     tree: DiagnosticTree
     matcher: SymptomMatcher
     semantic_matcher: SemanticMatcher
     covers: dict[str, str]  # issue key -> what its price covers
+    checklist: InspectionChecklist  # the inspection's items and grade labels in this language (English: the file's)
     door_styles: DoorStyleTexts | None = None  # getDoorStyles' words; None: the catalog's own (English)
 
 
@@ -108,14 +111,15 @@ class Knowledge:
                 self.matcher,
                 self.semantic_matcher,
                 {key: cost.covers for key, cost in self.costs.issues.items()},
+                self.checklist,
             )
         }
         for code, (words, texts) in self.translations.items():
             tree = localised_tree(self.tree, words, texts)
             matcher = SymptomMatcher(tree, stemmer(words.stemmer))
-            found[code] = Language(
-                code, tree, matcher, SemanticMatcher(tree, exemplars_of(words), matcher), texts.costs, texts.door_styles
-            )
+            semantic = SemanticMatcher(tree, exemplars_of(words), matcher)
+            checklist = localised_checklist(self.checklist, texts)
+            found[code] = Language(code, tree, matcher, semantic, texts.costs, checklist, texts.door_styles)
         return found
 
     def language(self, code: str | None) -> Language:
@@ -201,6 +205,7 @@ def load_knowledge(directory: Path = DATA_DIR) -> Knowledge:
     for code, (words, texts) in knowledge.translations.items():
         missing = missing_texts(knowledge.tree, knowledge.costs.issues, words, texts)
         missing += missing_style_texts(knowledge.door_styles.styles, texts)
+        missing += missing_checklist_texts(knowledge.checklist, texts)
         if missing:
             raise KnowledgeError(f"the {code} texts are incomplete: {'; '.join(missing)}")
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from babel.dates import format_date
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
@@ -24,9 +25,10 @@ from garage_tools.store.inspections import InspectionRepository, StoredInspectio
 from garage_tools.surfaces.responses import error_response, json_response
 from garage_tools.tools.inspection.models import InspectionReport, ItemResult
 from garage_tools.tools.inspection.report import REPORT_ID, local_prices, public_report, reading
-from garage_tools.web.pages import render
+from garage_tools.web.pages import page_language, render
 from garage_tools.web.part_drawings import drawings_of
 from garage_tools.web.results import load_words
+from garage_tools.web.translations import translate_words, translations
 
 #: A report is reachable by anyone holding its link: keep it out of indexes, caches shared between
 #: users, and the Referer of links followed from it.
@@ -57,27 +59,33 @@ class InspectionPages:
         self.reports = InspectionRepository(services.database)
         self.photos = services.photos
         self.knowledge = services.knowledge
-        self.areas = areas_of(services.knowledge.checklist)
+        #: Language code -> the form's areas in its words (the items' order and flags are the same in each).
+        self.areas = {code: areas_of(language.checklist) for code, language in services.knowledge.languages.items()}
         self.drawings = drawings_of(services.knowledge.checklist, services.photos)
         self.access = access
 
     async def form(self, request: Request) -> Response:
+        language = page_language(request)
+        areas = self.areas.get(language) or self.areas[self.knowledge.language(None).code]
         context = {
-            "areas": self.areas,
+            "areas": areas,
             "drawings": self.drawings,
-            "total": sum(len(a.items) for a in self.areas),
-            "severity_words": load_words()["severity"],  # how a photo check's verdict reads (results-words.json)
+            "total": sum(len(a.items) for a in areas),
+            # how a photo check's verdict reads (results-words.json)
+            "severity_words": translate_words(load_words(), language)["severity"],
         }
-        return render(request, "inspection/form.html", context)
+        return render(request, "inspection/form.html", context, language=language)
 
     async def without_script(self, request: Request) -> Response:
         """Where the form posts when its script did not run: say so instead of losing the answers quietly."""
-        message = (
+        _ = translations(page_language(request)).gettext
+        message = _(
             "This form sends your inspection with JavaScript, which did not run in this browser, so nothing "
             "was sent. Go back (your browser usually keeps what you filled in), turn JavaScript on and press "
             "Get my report again."
         )
-        return render(request, "inspection/message.html", {"title": "Not sent yet", "message": message}, status=400)
+        context = {"title": _("Not sent yet"), "message": message}
+        return render(request, "inspection/message.html", context, status=400)
 
     async def report_page(self, request: Request) -> Response:
         try:
@@ -85,15 +93,20 @@ class InspectionPages:
         except ServiceError as error:
             if error.status == 404:
                 return render(request, "not_found.html", {"path": "/reports/…"}, status=404, headers=REPORT_HEADERS)
-            problem = {"title": "Please try again shortly", "message": error.message}
+            problem = {
+                "title": translations(page_language(request)).gettext("Please try again shortly"),
+                "message": error.message,
+            }
             headers = {**REPORT_HEADERS, **error.headers}
             return render(request, "inspection/message.html", problem, status=error.status, headers=headers)
         context = {
             **reading(report, self.photos),
             "areas": _results_by_area(report),
             "prices": local_prices(self.knowledge, stored),
+            "inspected_on": format_date(report.created_at.date(), "long", locale=report.lang),
         }
-        return render(request, "inspection/report.html", context, headers=REPORT_HEADERS)
+        # In the language the report was written in, whoever reads it: its words are stored in that language.
+        return render(request, "inspection/report.html", context, headers=REPORT_HEADERS, language=report.lang)
 
     async def report_json(self, request: Request) -> Response:
         try:

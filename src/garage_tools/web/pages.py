@@ -73,11 +73,13 @@ def render(
     *,
     status: int = 200,
     headers: dict[str, str] | None = None,
+    language: str | None = None,
 ) -> HTMLResponse:
-    """The page `template` rendered in the base layout, in the reader's language, with the service's page headers.
+    """The page `template` rendered in the base layout, in the reader's language (or in `language`, for a page
+    whose words were written in one, such as an inspection report), with the service's page headers.
 
     A `?lang=` choice is remembered in a cookie, so the next page is in the same language."""
-    language = page_language(request)
+    language = language if language and language in _environments else page_language(request)
     html = _environments[language].get_template(template).render(request=request, **(context or {}))
     response = HTMLResponse(html, status_code=status, headers={**PAGE_HEADERS, **(headers or {})})
     response.headers.append("Vary", "Accept-Language, Cookie")

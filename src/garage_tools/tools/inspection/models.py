@@ -28,7 +28,7 @@ from garage_tools.models import (
     OutputModel,
     is_email_address,
 )
-from garage_tools.tools.common import DIY_RISK_DESCRIPTION
+from garage_tools.tools.common import DIY_RISK_DESCRIPTION, LANG_PATTERN
 from garage_tools.tools.cost import ZIP_PATTERN
 
 MAX_ITEM_NOTE = 500
@@ -124,6 +124,15 @@ class SubmitInspectionInput(InputModel):
         default=None, max_length=MAX_NOTES, pattern=TEXT_PATTERN, description="Anything else, in free text."
     )
     email_report: Flag = Field(default=False, description="Queue the report e-mail to `recipient.email`.")
+    lang: str | None = Field(
+        default=None,
+        pattern=LANG_PATTERN,
+        description=(
+            "The language of the report's homeowner-facing texts (item `label`, `area`, `guidance`, `gradeLabel`, "
+            "`summary`, `nextStep.text`), its page and its e-mail: `en` (default) or `es`. Item ids, statuses, "
+            "grades and codes stay as they are. A language not spoken answers in English."
+        ),
+    )
 
     @field_validator("items", mode="before")
     @classmethod
@@ -254,6 +263,9 @@ class Scorecard(OutputModel):
     completeness: Completeness
     flagged_items: list[FlaggedItem] = Field(description="Watch and fix items, most urgent first.")
     items: list[ItemResult] = Field(description="All 24 items in checklist order.")
+    lang: str = Field(
+        default="en", description="The language the report is written in (`en`, `es`); its page and e-mail use it."
+    )
 
 
 class ReportDoor(OutputModel):

@@ -15,9 +15,11 @@ import logging
 from collections.abc import Sequence
 from datetime import datetime
 
+from garage_tools.catalogs import translations
 from garage_tools.errors import ServiceError
 from garage_tools.knowledge.checklist import ItemStatus
 from garage_tools.knowledge.schemas import DiyRisk, Urgency
+from garage_tools.languages import DEFAULT
 from garage_tools.registry import ToolContext
 from garage_tools.store.partners import Lead, LeadSource
 from garage_tools.tools.cost import parse_door_size
@@ -70,87 +72,111 @@ def routing_arguments(card: Scorecard, zip_code: str, action: NextStepAction) ->
     return RouteArguments(zip_or_location=zip_code, issue=issue, lead_heat=heat)
 
 
-def series(flags: Sequence[FlaggedItem]) -> str:
+def series(flags: Sequence[FlaggedItem], lang: str = DEFAULT) -> str:
     """Items as a phrase: "the hinges and the rollers". Labels that hold a comma or "and" are parted more clearly."""
-    names = [f"the {flag.label[0].lower()}{flag.label[1:]}" for flag in flags]
+    _ = translations(lang).gettext
+    names = [_("the {item}").format(item=f"{flag.label[0].lower()}{flag.label[1:]}") for flag in flags]
     if len(names) < 2:
         return "".join(names)
-    wordy = any("," in name or " and " in name for name in names)
+    and_ = _("and")
+    wordy = any("," in name or f" {and_} " in name for name in names)
     if len(names) == 2:
-        return f"{names[0]}{',' if wordy else ''} and {names[1]}"
+        return f"{names[0]}{',' if wordy else ''} {and_} {names[1]}"
     comma = "; " if wordy else ", "
-    return comma.join(names[:-1]) + f"{';' if wordy else ''} and {names[-1]}"
+    return comma.join(names[:-1]) + f"{';' if wordy else ''} {and_} {names[-1]}"
 
 
-def advice(flagged: Sequence[FlaggedItem]) -> list[str]:
-    """What to do about the flagged items, in sentences a homeowner reads (no pro named yet)."""
+def advice(flagged: Sequence[FlaggedItem], lang: str = DEFAULT) -> list[str]:
+    """What to do about the flagged items, in sentences a homeowner reads in `lang` (no pro named yet)."""
+    _ = translations(lang).gettext
     fixes = [flag for flag in flagged if flag.status is ItemStatus.FIX]
     stop = [flag for flag in fixes if flag.urgency is Urgency.EMERGENCY]
     repairs = [flag for flag in fixes if for_a_pro(flag) and flag not in stop]
     yours = [flag for flag in fixes if not for_a_pro(flag)]
     sentences: list[str] = []
     if stop:
-        which = "the problem" if len(stop) == 1 else "the problems"
-        holds = "this part holds" if len(stop) == 1 else "these parts hold"
-        keeps = "keeps" if len(stop) == 1 else "keep"
-        sentences.append(
-            f"Stop using the door until a trained technician has fixed {which} you found with {series(stop)}: "
-            f"{holds} the door's weight or {keeps} people safe."
+        stop_one = _(
+            "Stop using the door until a trained technician has fixed the problem you found with {items}: "
+            "this part holds the door's weight or keeps people safe."
         )
+        stop_more = _(
+            "Stop using the door until a trained technician has fixed the problems you found with {items}: "
+            "these parts hold the door's weight or keep people safe."
+        )
+        sentences.append((stop_one if len(stop) == 1 else stop_more).format(items=series(stop, lang)))
     if repairs:
-        ask = "Also have the technician repair" if stop else "Book a technician to repair"
-        sentences.append(f"{ask} {series(repairs)}.")
+        ask = _("Also have the technician repair {items}.") if stop else _("Book a technician to repair {items}.")
+        sentences.append(ask.format(items=series(repairs, lang)))
     if yours:
-        sentences.append(
-            f"You can fix {series(yours)} yourself: follow the guidance given for each"
-            + ("." if stop or repairs else ", then inspect again.")
+        then = (
+            _("You can fix {items} yourself: follow the guidance given for each.")
+            if stop or repairs
+            else _("You can fix {items} yourself: follow the guidance given for each, then inspect again.")
         )
+        sentences.append(then.format(items=series(yours, lang)))
     if not fixes:
         watches = [flag for flag in flagged if flag.status is ItemStatus.WATCH]
         if watches:
-            sentences.append(
-                f"Nothing needs fixing now. Check {series(watches)} again in a month, and ask a pro to look at "
-                f"{'it' if len(watches) == 1 else 'them'} at your next service."
+            again = (
+                _(
+                    "Nothing needs fixing now. Check {items} again in a month, and ask a pro to look at it at your "
+                    "next service."
+                )
+                if len(watches) == 1
+                else _(
+                    "Nothing needs fixing now. Check {items} again in a month, and ask a pro to look at them at your "
+                    "next service."
+                )
             )
+            sentences.append(again.format(items=series(watches, lang)))
         else:
             sentences.append(
-                "Nothing needs attention. Repeat the balance and reversal tests monthly and inspect again in a year."
+                _("Nothing needs attention. Repeat the balance and reversal tests monthly and inspect again in a year.")
             )
     return sentences
 
 
-def reach_the_pro(pro: LocalPro | None) -> str:
+def reach_the_pro(pro: LocalPro | None, lang: str = DEFAULT) -> str:
     """Who to call, in a sentence. Never names the ZIP code or the place (the report page is shared)."""
+    _ = translations(lang).gettext
     if pro is None:
-        return "Call a trained garage door technician near you."
-    ways = [f"call {pro.phone}" if pro.phone else "", "book online" if pro.booking_url else ""]
-    reach = " or ".join(way for way in ways if way)
+        return _("Call a trained garage door technician near you.")
+    if pro.phone and pro.booking_url:
+        reach = _("call {phone} or book online").format(phone=pro.phone)
+    elif pro.phone:
+        reach = _("call {phone}").format(phone=pro.phone)
+    else:
+        reach = _("book online") if pro.booking_url else ""
     if not pro.covered:
-        return (
-            f"No partner of ours serves your area yet. The nearest is {pro.name}: "
-            f"{reach or 'contact them'} to ask whether they come out that far."
-        )
-    return f"{pro.name} serves your area: {reach}." if reach else f"{pro.name} serves your area."
+        return _(
+            "No partner of ours serves your area yet. The nearest is {name}: {reach} to ask whether they come out "
+            "that far."
+        ).format(name=pro.name, reach=reach or _("contact them"))
+    if reach:
+        return _("{name} serves your area: {reach}.").format(name=pro.name, reach=reach)
+    return _("{name} serves your area.").format(name=pro.name)
 
 
-def what_the_pro_was_told(pro: LocalPro | None, contact_share: bool) -> str | None:
+def what_the_pro_was_told(pro: LocalPro | None, contact_share: bool, lang: str = DEFAULT) -> str | None:
     """Whether the homeowner's contact details went to the pro, in a sentence (None when no pro was named)."""
+    _ = translations(lang).gettext
     if pro is None:
         return None
     if pro.contact_details_sent:
-        return "As you agreed, we have sent them your name, e-mail address and this report so they can contact you."
+        return _("As you agreed, we have sent them your name, e-mail address and this report so they can contact you.")
     if contact_share or not pro.covered:
-        return "We have not passed on your details."
-    return "We have not passed on your details: they hear from you only if you get in touch."
+        return _("We have not passed on your details.")
+    return _("We have not passed on your details: they hear from you only if you get in touch.")
 
 
 def next_step(card: Scorecard, zip_code: str, contact_share: bool, local_pro: LocalPro | None = None) -> NextStep:
-    """The next step for the homeowner. Its text never names the ZIP code (the report page is shared)."""
+    """The next step for the homeowner, in the report's language. Its text never names the ZIP code (the report
+    page is shared)."""
     action = choose_action(card.flagged_items)
-    sentences = advice(card.flagged_items)
+    sentences = advice(card.flagged_items, card.lang)
     if action in NEEDS_A_PRO:
-        told = what_the_pro_was_told(local_pro, contact_share)
-        sentences += [reach_the_pro(local_pro), *([told] if told else [])]
+        told = what_the_pro_was_told(local_pro, contact_share, card.lang)
+        sentences += [reach_the_pro(local_pro, card.lang), *([told] if told else [])]
     arguments = routing_arguments(card, zip_code, action)
     return NextStep(
         action=action,

@@ -8,10 +8,12 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from garage_tools.catalogs import translations
 from garage_tools.knowledge.checklist import ItemStatus
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.photos import Photo, PhotoLibrary, PhotoSeverity
 from garage_tools.knowledge.schemas import Urgency
+from garage_tools.languages import DEFAULT
 from garage_tools.store.inspections import StoredInspection, report_url
 from garage_tools.tools.cost import CostEstimateInput, CostEstimateOutput, estimate, parse_door_size
 from garage_tools.tools.inspection.models import FlaggedItem, InspectionReport, SubmitInspectionOutput
@@ -62,12 +64,14 @@ def submitter_report(stored: StoredInspection, base_url: str, *, replayed: bool)
     )
 
 
-#: How a picture's severity tag reads to a homeowner.
-SEVERITY_WORDS = {
-    PhotoSeverity.FIX: "Needs fixing",
-    PhotoSeverity.WATCH: "Worn: keep an eye on it",
-    PhotoSeverity.HEALTHY: "Healthy",
-}
+def severity_words(lang: str = DEFAULT) -> dict[PhotoSeverity, str]:
+    """How a picture's severity tag reads to a homeowner, in `lang`."""
+    _ = translations(lang).gettext
+    return {
+        PhotoSeverity.FIX: _("Needs fixing"),
+        PhotoSeverity.WATCH: _("Worn: keep an eye on it"),
+        PhotoSeverity.HEALTHY: _("Healthy"),
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +83,8 @@ class Picture:
     matches: bool  # the severity of the homeowner's answer (a healthy one is there to compare)
 
 
-def pictures_for(library: PhotoLibrary, flag: FlaggedItem) -> list[Picture]:
-    """Reference photos to show beside a flagged item.
+def pictures_for(library: PhotoLibrary, flag: FlaggedItem, lang: str = DEFAULT) -> list[Picture]:
+    """Reference photos to show beside a flagged item, their headings in `lang`.
 
     When the gallery shows the item itself: the photo at the severity of the homeowner's answer, then a
     healthy one to compare. When it shows a part the item works with (spring containment shows the
@@ -91,11 +95,13 @@ def pictures_for(library: PhotoLibrary, flag: FlaggedItem) -> list[Picture]:
         return []
     gallery = flag.reference_photos.item_id
     healthy = library.for_item(gallery, PhotoSeverity.HEALTHY)[:1]
+    words = severity_words(lang)
     if gallery != flag.item_id:
-        return [Picture(photo, "Healthy, for comparison", False) for photo in healthy]
+        compare = translations(lang).gettext("Healthy, for comparison")
+        return [Picture(photo, compare, False) for photo in healthy]
     severity = PhotoSeverity.FIX if flag.status is ItemStatus.FIX else PhotoSeverity.WATCH
-    chosen = [Picture(photo, SEVERITY_WORDS[severity], True) for photo in library.for_item(gallery, severity)[:1]]
-    return chosen + [Picture(photo, SEVERITY_WORDS[PhotoSeverity.HEALTHY], False) for photo in healthy]
+    chosen = [Picture(photo, words[severity], True) for photo in library.for_item(gallery, severity)[:1]]
+    return chosen + [Picture(photo, words[PhotoSeverity.HEALTHY], False) for photo in healthy]
 
 
 def item_anchor(item_id: str) -> str:
@@ -114,9 +120,10 @@ def tel_href(phone: str) -> str:
 def reading(report: InspectionReport, library: PhotoLibrary) -> dict[str, Any]:
     """What the report page and the e-mail render: the report, the advice in sentences, the pro, the pictures.
 
-    Worked out from the stored report when it is shown, so every report reads in today's words.
+    Worked out from the stored report when it is shown, so every report reads in today's words, in the
+    language it was written in.
     """
-    step = report.next_step
+    step, lang = report.next_step, report.lang
     needs_pro = step.action in NEEDS_A_PRO
     return {
         "report": report,
@@ -124,12 +131,12 @@ def reading(report: InspectionReport, library: PhotoLibrary) -> dict[str, Any]:
         "stop_items": [
             flag for flag in report.flagged_items if flag.status is ItemStatus.FIX and flag.urgency is Urgency.EMERGENCY
         ],
-        "advice": advice(report.flagged_items),
+        "advice": advice(report.flagged_items, lang),
         "needs_pro": needs_pro,
         "pro": step.local_pro if needs_pro else None,
-        "reach_pro": reach_the_pro(step.local_pro) if needs_pro else None,
-        "pro_was_told": what_the_pro_was_told(step.local_pro, step.contact_shared) if needs_pro else None,
-        "pictures": {flag.item_id: pictures_for(library, flag) for flag in report.flagged_items},
+        "reach_pro": reach_the_pro(step.local_pro, lang) if needs_pro else None,
+        "pro_was_told": what_the_pro_was_told(step.local_pro, step.contact_shared, lang) if needs_pro else None,
+        "pictures": {flag.item_id: pictures_for(library, flag, lang) for flag in report.flagged_items},
         "anchor": item_anchor,
         "tel": tel_href,
     }
@@ -138,7 +145,7 @@ def reading(report: InspectionReport, library: PhotoLibrary) -> dict[str, Any]:
 def local_prices(knowledge: Knowledge, stored: StoredInspection) -> dict[str, CostEstimateOutput]:
     """The local price of each item marked Fix that has a likely repair, priced for the inspection's ZIP code
     (kept with the routing arguments, which the public report leaves out) and door size (a size costEstimate
-    cannot read is left out: single-car prices)."""
+    cannot read is left out: single-car prices), in the report's language."""
     report = InspectionReport.model_validate(_fields(stored, ""))
     found = report.next_step.arguments.zip_or_location if report.next_step.arguments else ""
     zip_code = found if re.fullmatch(r"[0-9]{5}", found) else None
@@ -150,7 +157,7 @@ def local_prices(knowledge: Knowledge, stored: StoredInspection) -> dict[str, Co
     prices: dict[str, CostEstimateOutput] = {}
     for flag in report.flagged_items:
         if flag.status is ItemStatus.FIX and flag.issue_key in knowledge.costs.issues:
-            fields = {"issueKey": flag.issue_key, "doorSize": size, "zip": zip_code}
+            fields = {"issueKey": flag.issue_key, "doorSize": size, "zip": zip_code, "lang": report.lang}
             arguments = CostEstimateInput.model_validate(fields)
             prices[flag.item_id] = estimate(knowledge, arguments)
     return prices

@@ -20,9 +20,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from garage_tools.catalogs import translations
 from garage_tools.knowledge.checklist import ChecklistItem, InspectionChecklist, ItemStatus
 from garage_tools.knowledge.photos import PhotoSeverity
 from garage_tools.knowledge.schemas import Urgency
+from garage_tools.languages import DEFAULT
 from garage_tools.tools.inspection.models import (
     Completeness,
     FlaggedItem,
@@ -96,21 +98,29 @@ def _flag(item: ChecklistItem, report: ItemReport) -> FlaggedItem:
 
 
 def _summary(
-    score: int, grade: str, flagged: list[FlaggedItem], completeness: Completeness, unchecked: list[str]
+    score: int, grade: str, flagged: list[FlaggedItem], completeness: Completeness, unchecked: list[str], lang: str
 ) -> str:
+    _ = translations(lang).gettext
     fixes = sum(flag.status is ItemStatus.FIX for flag in flagged)
     watches = len(flagged) - fixes
-    text = (
-        f"Grade {grade} ({score}/100): {fixes} to fix, {watches} to watch; "
-        f"{completeness.inspected} of {completeness.total} items inspected."
+    text = _(
+        "Grade {grade} ({score}/100): {fixes} to fix, {watches} to watch; {inspected} of {total} items inspected."
+    ).format(
+        grade=grade,
+        score=score,
+        fixes=fixes,
+        watches=watches,
+        inspected=completeness.inspected,
+        total=completeness.total,
     )
     if unchecked:
-        text += f" Safety checks still to do: {', '.join(unchecked)}."
+        text += " " + _("Safety checks still to do: {items}.").format(items=", ".join(unchecked))
     return text
 
 
-def score_inspection(checklist: InspectionChecklist, items: Mapping[str, ItemReport]) -> Scorecard:
-    """The scored report for `items` (item id → status and note), by the algorithm above."""
+def score_inspection(checklist: InspectionChecklist, items: Mapping[str, ItemReport], lang: str = DEFAULT) -> Scorecard:
+    """The scored report for `items` (item id → status and note), by the algorithm above, in the words of
+    `checklist` (knowledge's `Language.checklist`) and of `lang`."""
     score = min(raw_score(checklist, items), score_cap(checklist, items))
     band = checklist.scoring.grade_for(score)
     order = {item.id: index for index, item in enumerate(checklist.items)}
@@ -154,9 +164,15 @@ def score_inspection(checklist: InspectionChecklist, items: Mapping[str, ItemRep
         grade=band.grade,
         grade_label=band.label,
         summary=_summary(
-            score, band.grade, flagged, completeness, [item.label.lower() for item in missing if item.safety_critical]
+            score,
+            band.grade,
+            flagged,
+            completeness,
+            [item.label.lower() for item in missing if item.safety_critical],
+            lang,
         ),
         completeness=completeness,
         flagged_items=flagged,
         items=results,
+        lang=lang,
     )

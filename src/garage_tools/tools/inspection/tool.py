@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from garage_tools.errors import ToolFailed
 from garage_tools.knowledge.checklist import ItemStatus
+from garage_tools.languages import supported
 from garage_tools.partners.request_webhooks import inspection_lead_event
 from garage_tools.registry import Annotations, Tool, ToolContext, ToolData
 from garage_tools.store.inspections import (
@@ -68,7 +69,8 @@ async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> Su
     if key is not None and (earlier := await reports.by_idempotency_hash(key)) is not None:
         return _replay(earlier, fingerprint, ctx)
 
-    card = score_inspection(ctx.knowledge.checklist, args.items)
+    language = ctx.knowledge.language(supported(args.lang))  # its words are stored with the report
+    card = score_inspection(language.checklist, args.items, language.code)
     report_id = new_report_id()
     created_at = datetime.now(UTC)
     door = ReportDoor.model_validate(args.door.model_dump()) if args.door else None
@@ -179,8 +181,9 @@ TOOL = Tool(
         "name. With `consent.contactShare` true the pro receives a lead with the homeowner's name, e-mail "
         "address and report link; otherwise only an anonymous referral is "
         "counted and the pro is not mailed. `emailReport: true` queues the report e-mail; it "
-        "is delivered once the mail server accepts it. Send an `Idempotency-Key` header to make retries safe: the "
-        "same key and body return the same report."
+        "is delivered once the mail server accepts it. `lang: es` writes the report's words (labels, guidance, "
+        "grade label, summary, next step), its page and its e-mail in Spanish. Send an `Idempotency-Key` header to "
+        "make retries safe: the same key and body return the same report."
     ),
     input_model=SubmitInspectionInput,
     output_model=SubmitInspectionOutput,

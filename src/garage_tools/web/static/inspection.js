@@ -2,7 +2,9 @@
 // API agents use) and show the report link. Answers are kept in this browser as they are given (a reload
 // or a dropped tab loses nothing), progress is announced, and the checks that move the door are not asked
 // once a part under tension is marked Fix. Also the report page's print, copy-link and share buttons.
-// Served from /static: the pages' Content-Security-Policy allows no inline script.
+// Served from /static: the pages' Content-Security-Policy allows no inline script. The words it shows come
+// from the page, translated there (the form's data-words, the share status's data-copied), and the
+// submission asks for the report in the page's language (<html lang>).
 (() => {
   "use strict";
 
@@ -16,13 +18,14 @@
   const said = (message) => {
     if (shareStatus) shareStatus.textContent = message;
   };
+  const language = document.documentElement.lang || "en";
   const copyButton = document.querySelector("[data-copy-link]");
   if (copyButton && navigator.clipboard) {
     copyButton.hidden = false;
     copyButton.addEventListener("click", () =>
       navigator.clipboard.writeText(window.location.href).then(
-        () => said("Link copied. Anyone with it can read this report."),
-        () => said("Could not copy the link: copy it from the address bar."),
+        () => said(shareStatus.dataset.copied),
+        () => said(shareStatus.dataset.notCopied),
       ),
     );
   }
@@ -41,6 +44,10 @@
   const submit = document.getElementById("submit");
   const result = document.getElementById("result");
   const items = Array.from(form.querySelectorAll("fieldset[data-item]"));
+  const words = JSON.parse(form.dataset.words || "{}");
+  // A sentence from data-words with its {name} slots filled.
+  const say = (name, values = {}) =>
+    words[name].replace(/\{(\w+)\}/g, (slot, key) => (key in values ? String(values[key]) : slot));
 
   // --- progress: "12 of 24 checked", announced politely as it changes ---
   const progress = document.getElementById("progress");
@@ -51,8 +58,8 @@
   }).length;
   const showProgress = () => {
     const done = answered();
-    const words = `${done} of ${items.length} checked`;
-    if (progress.textContent !== words) progress.textContent = words;
+    const checked = say("checked", { done, total: items.length });
+    if (progress.textContent !== checked) progress.textContent = checked;
     fill.style.width = `${Math.round((done / items.length) * 100)}%`;
   };
 
@@ -141,15 +148,15 @@
     const found = stored();
     if (!found || countIn(found.values) === 0) return;
     const when = new Date(found.savedAt);
-    const count = `${countIn(found.values)} of ${items.length} checked`;
+    const count = say("checked", { done: countIn(found.values), total: items.length });
     if (Date.now() - found.savedAt < RESUME_AT_ONCE_MS) {
       restore(found.values);
-      noticeText.textContent = `Your answers are back (${count}). They are kept in this browser only.`;
+      noticeText.textContent = say("back", { count });
       resume.hidden = true;
     } else {
-      const day = when.toLocaleDateString(undefined, { month: "long", day: "numeric" });
-      const time = when.toLocaleTimeString(undefined, { hour: "numeric", minute: "2-digit" });
-      noticeText.textContent = `You started an inspection on ${day} at ${time} (${count}).`;
+      const day = when.toLocaleDateString(language, { month: "long", day: "numeric" });
+      const time = when.toLocaleTimeString(language, { hour: "numeric", minute: "2-digit" });
+      noticeText.textContent = say("started", { day, time, count });
       resume.hidden = false;
       resume.onclick = () => {
         restore(found.values);
@@ -206,6 +213,7 @@
       consent: { marketing: form.elements.marketing.checked, contactShare: form.elements.contactShare.checked },
       items,
       emailReport: form.elements.emailReport.checked,
+      lang: language,
     };
     if (text("name")) body.recipient.name = text("name");
     if (Object.values(door).some((value) => value !== undefined)) body.door = door;
@@ -245,9 +253,9 @@
     if (pro.phone) {
       const digits = pro.phone.replace(/[^0-9]/g, "");
       const number = pro.phone.trim().startsWith("+") ? `+${digits}` : digits.length === 10 ? `+1${digits}` : digits;
-      link(`tel:${number}`, `Call ${pro.name}`, false);
+      link(`tel:${number}`, say("callPro", { name: pro.name }), false);
     }
-    if (pro.bookingUrl) link(pro.bookingUrl, "Book online", true);
+    if (pro.bookingUrl) link(pro.bookingUrl, say("bookOnline"), true);
   };
 
   const showReport = (report) => {
@@ -260,10 +268,8 @@
     showPro(report.nextStep.localPro);
     const link = document.getElementById("result-link");
     link.href = report.reportUrl;
-    link.textContent = "Open your report";
-    document.getElementById("result-email").textContent = report.emailQueued
-      ? "We are e-mailing you the report too. Keep the link: anyone with it can read the report."
-      : "Keep the link: anyone with it can read the report.";
+    link.textContent = say("openReport");
+    document.getElementById("result-email").textContent = say(report.emailQueued ? "emailed" : "keepLink");
     form.hidden = true;
     result.hidden = false;
     // Focus follows the answer, so keyboard and screen-reader users land on it (the form is gone).
@@ -296,7 +302,7 @@
       verdict.textContent = "";
       if (!file || !file.type.startsWith("image/")) return;
       if (file.size > MAX_PHOTO_BYTES) {
-        verdict.textContent = "This photo is larger than 5 MB: choose a smaller one.";
+        verdict.textContent = say("tooBig");
         return;
       }
       const reader = new FileReader();
@@ -311,12 +317,12 @@
     check.addEventListener("click", async () => {
       if (!image) return;
       check.disabled = true;
-      verdict.textContent = "Checking…";
+      verdict.textContent = say("checking");
       try {
         const response = await fetch("/api/v1/visualDiagnose", {
           method: "POST",
           headers: { "Content-Type": "application/json", Accept: "application/json" },
-          body: JSON.stringify({ image, description: box.dataset.photoItem }),
+          body: JSON.stringify({ image, description: box.dataset.photoItem, lang: language }),
         });
         const answer = await response.json().catch(() => null);
         if (response.ok && answer) {
@@ -324,10 +330,10 @@
           verdict.textContent = [`${severityWords[answer.severity] || ""}: ${answer.partLabel}, ${answer.condition}.`,
             answer.explanation, ...problems].filter(Boolean).join(" ");
         } else {
-          verdict.textContent = (answer && answer.error && answer.error.message) || "The photo could not be checked.";
+          verdict.textContent = (answer && answer.error && answer.error.message) || say("notChecked");
         }
       } catch {
-        verdict.textContent = "Could not reach the service. Check your connection and try again.";
+        verdict.textContent = say("offline");
       } finally {
         check.disabled = false;
       }
@@ -340,11 +346,11 @@
     if (!form.reportValidity()) return;
     const body = collect();
     if (Object.keys(body.items).length === 0) {
-      showProblem("Mark at least one of the 24 points as OK, Watch or Fix.");
+      showProblem(say("markOne"));
       return;
     }
     submit.disabled = true;
-    submit.textContent = "Sending…";
+    submit.textContent = say("sending");
     try {
       let { response, answer } = await send(body);
       if (!response.ok && answer && answer.error && answer.error.code === "invalid_header") {
@@ -359,13 +365,13 @@
       } else if (answer && answer.error) {
         showProblem(answer.error.message, answer.error.details);
       } else {
-        showProblem(`The service answered ${response.status}. Please try again.`);
+        showProblem(say("answered", { status: response.status }));
       }
     } catch {
-      showProblem("Could not reach the service. Check your connection and press the button again: nothing is sent twice.");
+      showProblem(say("unreachable"));
     } finally {
       submit.disabled = false;
-      submit.textContent = "Get my report";
+      submit.textContent = say("submit");
     }
   });
 })();
