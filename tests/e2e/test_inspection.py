@@ -386,3 +386,55 @@ def test_the_form_speaks_plainly_and_says_what_consent_shares(deployment: Deploy
     for word in MACHINE_WORDS:
         assert word not in text, word
     assert "we also send that pro your name, e-mail address and the report" in text
+
+
+#: English that a Spanish report page or e-mail must not show (the reference pictures' captions aside).
+ENGLISH_ON_THE_REPORT = (
+    "Stop using the door until", "What else to do", "Your local pro", "Call (", "Book online", "Safety checks",
+    "All 24 points", "How the score works", "Grade ", "Torsion or extension springs", "Needs fixing", "typical",
+)  # fmt: skip
+
+
+async def test_in_spanish_the_report_its_page_and_its_email_are_spanish(
+    deployment: Deployment, store: Database
+) -> None:
+    # Last in the module: its e-mail stays queued (the mail server is down again), so no delivery count changes.
+    address = "ana.spanish@example.com"
+    body = submission(
+        address,
+        recipient={"email": address, "zip": "84770", "name": "Ana Ruiz"},
+        door={"size": "16x7"},
+        items=SPRING_EMERGENCY,
+        lang="es-MX",
+    )
+    answer = post(deployment, body)
+    assert answer.status_code == 200, answer.text
+    report = answer.json()
+    assert report["lang"] == "es" and report["grade"] == "F"  # keys, codes and grades stay English
+    springs = report["flaggedItems"][0]
+    assert (springs["itemId"], springs["status"], springs["urgency"]) == ("springs", "fix", "emergency")
+    assert springs["label"] == "Resortes de torsión o de extensión" and springs["area"] == "Resortes y cables"
+    assert springs["guidance"].startswith("Un resorte roto o con una abertura ya no sostiene el peso")
+    assert report["gradeLabel"].startswith("No es segura hasta que la reparen")
+    assert report["summary"].startswith("Calificación F (")
+    assert report["nextStep"]["action"] == "call_a_pro_now" and report["nextStep"]["text"].startswith("Deje de usar")
+    assert "atiende su zona" in report["nextStep"]["text"]
+
+    # The page reads in the report's language, whatever the reader's browser asks for.
+    async with httpx.AsyncClient(timeout=10) as client:
+        page = await client.get(report["reportUrl"], headers={"Accept-Language": "en-US"})
+    assert '<html lang="es"' in page.text
+    text = visible_text(page.text)
+    assert "Deje de usar la puerta" in text and "Los 24 puntos" in text and "Resortes y cables" in text
+    assert f"Llamar al {report['nextStep']['localPro']['phone']}" in text and "Sin revisar" in text
+    assert "Inspeccionada por el dueño de la casa el" in text and "es lo típico en" in text
+    captions = re.findall(r"<figcaption>.*?</figcaption>", page.text, flags=re.S)
+    rest = visible_text(re.sub(r"<figcaption>.*?</figcaption>", "", page.text, flags=re.S))
+    assert captions and [words for words in ENGLISH_ON_THE_REPORT if words in rest] == []
+
+    [row] = await outbox_rows(store, address)
+    assert row.subject.startswith("Inspección de la puerta de su cochera: calificación F (")
+    assert "Hola, Ana:" in row.text_body and "DEJE DE USAR LA PUERTA" in row.text_body
+    assert [words for words in ENGLISH_ON_THE_REPORT if words in row.text_body] == []
+    assert row.html_body is not None and '<html lang="es">' in row.html_body
+    assert "Lo que hay que atender" in row.html_body
