@@ -97,18 +97,16 @@
     });
     const priceUnit = price.element.querySelector(".lk-unit");
 
-    const head = K.stats();
-    const cards = {
-      now: head.stat("Heat loss now, per hour", { main: true }),
-      next: head.stat("With the new door, per hour"),
-      saving: head.stat("Saving a year, garage at 65 °F"),
-    };
-    const out = K.results("Over a heating season, garage heated to 65 °F");
-    const rows = {
-      energy: out.row("Heat through the door a year"),
-      cost: out.row("Heating cost of that heat"),
-      cut: out.row("Cut in door heat loss"),
-    };
+    const { element: headline, cards } = K.headline({
+      now: "Heat loss now, per hour",
+      next: "With the new door, per hour",
+      saving: "Saving a year, garage at 65 °F",
+    });
+    const { element: season, rows } = K.resultRows("Over a heating season, garage heated to 65 °F", {
+      energy: "Heat through the door a year",
+      cost: "Heating cost of that heat",
+      cut: "Cut in door heat loss",
+    });
     const lossSum = K.el("p", { class: "lk-hint" }); // the cold day's A x dT, under the formula
     const bars = ["Current door", "New door"].map((name) => {
       const bar = K.bar();
@@ -173,10 +171,8 @@
 
     update();
     return [
-      head.element,
-      K.el(
-        "div",
-        { class: "lab-split" },
+      headline,
+      K.split(
         K.el(
           "div",
           {},
@@ -185,30 +181,22 @@
           K.group("A heating season", [hdd]),
           K.group("Your heating", [fuel, price, efficiency]),
         ),
-        K.el(
-          "div",
-          { class: "lk-stack" },
-          K.el(
-            "div",
-            { class: "lab-panel" },
+        K.stack(
+          K.panel(
             K.el("h3", { text: "Heat loss, Q = A × ΔT ÷ R" }),
             lossSum,
             bars.map((b) => b.element),
           ),
-          out.element,
-          K.el("p", {
-            class: "lab-note",
-            text:
-              "Makers' R-values describe the panel core. The installed door's real performance (its U-factor, " +
+          season,
+          K.note(
+            "Makers' R-values describe the panel core. The installed door's real performance (its U-factor, " +
               "tested to ANSI/DASMA 105) also counts the skins, joints, edges and air leaks, so the whole door " +
               "does worse than its core: treat these numbers as a best case. Worn seals can undo a good core.",
-          }),
-          K.el("p", {
-            class: "lab-note",
-            text:
-              "Dealer guidance: R-7 to R-12 or more for an attached garage (match or beat the wall next to it), " +
+          ),
+          K.note(
+            "Dealer guidance: R-7 to R-12 or more for an attached garage (match or beat the wall next to it), " +
               "R-13 to R-15 or more in cold climates; a detached garage can do with less.",
-          }),
+          ),
         ),
       ),
     ];

@@ -76,19 +76,17 @@
       hint: "Percent of the job cost recouped at resale, national average.",
     });
 
-    const head = K.stats();
-    const cards = {
-      added: head.stat("Value added at resale", { main: true }),
-      net: head.stat("Net cost after resale"),
-      pct: head.stat("Recouped"),
-    };
-    const out = K.results("Your numbers");
-    const rows = {
-      formula: out.row("Value added"),
-      home: out.row("Home value afterwards (estimate)"),
-      share: out.row("Project as a share of the home"),
-      source: out.row("The report's own figures"),
-    };
+    const { element: headline, cards } = K.headline({
+      added: "Value added at resale",
+      net: "Net cost after resale",
+      pct: "Recouped",
+    });
+    const { element: numbers, rows } = K.resultRows("Your numbers", {
+      formula: "Value added",
+      home: "Home value afterwards (estimate)",
+      share: "Project as a share of the home",
+      source: "The report's own figures",
+    });
     const chartRows = REPORTS.map((r) => {
       const bar = K.bar("lk-roi-bar");
       const row = K.el(
@@ -124,14 +122,10 @@
 
     update();
     return [
-      head.element,
-      K.el(
-        "div",
-        { class: "lab-split" },
-        K.el("div", { class: "lk-stack" }, K.group("Your project", [cost, home, report]), out.element),
-        K.el(
-          "div",
-          { class: "lk-stack" },
+      headline,
+      K.split(
+        K.stack(K.group("Your project", [cost, home, report]), numbers),
+        K.stack(
           K.el(
             "figure",
             { class: "lab-panel lk-roi-chart" },
@@ -140,14 +134,12 @@
             }),
             K.el("ol", { class: "lk-roi-list" }, chartRows),
           ),
-          K.el("p", {
-            class: "lab-note",
-            text:
-              "Source: Remodeling magazine's Cost vs Value reports, as quoted by the press and dealers. The values " +
+          K.note(
+            "Source: Remodeling magazine's Cost vs Value reports, as quoted by the press and dealers. The values " +
               "are realtors' estimates of resale value, not measured sale premiums, and local results vary. The " +
               "2016 project: a 16x7 four-section insulated steel door with windows, new heavy-duty track and a " +
               "lifetime warranty. A 2025 figure near 268% circulates but could not be verified.",
-          }),
+          ),
         ),
       ),
     ];

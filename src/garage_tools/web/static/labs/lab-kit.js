@@ -1,6 +1,7 @@
 // Shared helpers for the lab widgets: a small DOM builder, labelled controls with units, locale-aware
-// number formatting, headline numbers in an aria-live region and result panels. Loaded (defer) before
-// each lab's own script, it defines one global, window.LabKit, and touches nothing by itself.
+// number formatting, headline numbers in an aria-live region, result panels, an SVG figure to redraw and the
+// two-column layout the calculators share. Loaded (defer) before each lab's own script, it defines one
+// global, window.LabKit, and touches nothing by itself.
 // CSP: the lab pages allow script-src 'self' and style-src 'self' only, so nothing here builds HTML
 // strings, sets a style attribute or an on* attribute; styling goes through classes (labs.css) and the
 // CSSOM (element.style.width), which the policy allows.
@@ -79,6 +80,34 @@
   }
 
   /**
+   * The box that takes exact values, in rangeField beside the slider and alone in numberField, so both bound,
+   * clamp and settle typed values alike: read() clamps a typed value to the bounds and is `fallback()` while the
+   * box holds no number; on leaving the box it shows the value actually used and calls `changed`.
+   */
+  function numberBox(id, { min, max, step, value }, extra, fallback, changed) {
+    const input = el("input", {
+      type: "number",
+      id,
+      class: "lk-number",
+      min,
+      max,
+      step,
+      value,
+      inputmode: "decimal",
+      ...extra,
+    });
+    const read = () => {
+      const typed = input.valueAsNumber;
+      return Number.isFinite(typed) ? clamp(typed, Number(min), Number(max)) : fallback();
+    };
+    input.addEventListener("change", () => {
+      input.value = String(read());
+      changed();
+    });
+    return { input, read };
+  }
+
+  /**
    * A slider with a number box beside it (the box takes exact values, the slider is quick by keyboard
    * or touch). Options: label, unit, min, max, step, value, hint, main (marks the slider data-lab-input),
    * wide (the field spans the whole row), onChange (called after every change).
@@ -87,33 +116,17 @@
     const { label, unit, min, max, step = 1, value, hint, main = false, wide = false, onChange } = options;
     const id = uid("range");
     const range = el("input", { type: "range", id, min, max, step, value, "data-lab-input": main });
-    const number = el("input", {
-      type: "number",
-      class: "lk-number",
-      min,
-      max,
-      step,
-      value,
-      inputmode: "decimal",
-      "aria-label": unit ? `${label} (${unit}), exact value` : `${label}, exact value`,
-    });
-    const pair = el("div", { class: "lk-pair" }, range, number);
-    const read = () => {
-      const typed = number.valueAsNumber;
-      return Number.isFinite(typed) ? clamp(typed, Number(min), Number(max)) : range.valueAsNumber;
-    };
     const changed = () => onChange && onChange();
+    const exact = { "aria-label": unit ? `${label} (${unit}), exact value` : `${label}, exact value` };
+    const bounds = { min, max, step, value };
+    const { input: number, read } = numberBox(undefined, bounds, exact, () => range.valueAsNumber, changed);
+    const pair = el("div", { class: "lk-pair" }, range, number);
     range.addEventListener("input", () => {
       number.value = range.value;
       changed();
     });
     number.addEventListener("input", () => {
       if (Number.isFinite(number.valueAsNumber)) range.value = String(read());
-      changed();
-    });
-    // On leaving the box, show the value actually used (clamped to the bounds).
-    number.addEventListener("change", () => {
-      number.value = String(read());
       changed();
     });
     const field = fieldShell(id, label, unit, hint, pair, [range, number], wide);
@@ -132,32 +145,26 @@
   function numberField(options) {
     const { label, unit, min, max, step = 1, value, hint, main = false, wide = false, onChange } = options;
     const id = uid("number");
-    const input = el("input", {
-      type: "number",
-      id,
-      class: "lk-number",
-      min,
-      max,
-      step,
-      value,
-      inputmode: "decimal",
-      "data-lab-input": main,
-    });
-    const read = () => {
-      const typed = input.valueAsNumber;
-      return Number.isFinite(typed) ? clamp(typed, Number(min), Number(max)) : Number(value);
-    };
-    input.addEventListener("input", () => onChange && onChange());
-    input.addEventListener("change", () => {
-      input.value = String(read());
-      if (onChange) onChange();
-    });
+    const changed = () => onChange && onChange();
+    const bounds = { min, max, step, value };
+    const { input, read } = numberBox(id, bounds, { "data-lab-input": main }, () => Number(value), changed);
+    input.addEventListener("input", changed);
     return {
       element: fieldShell(id, label, unit, hint, input, [input], wide),
       input,
       read,
       set: (next) => (input.value = String(next)),
     };
+  }
+
+  /**
+   * How often the door runs, in cycles (one open plus one close) a day: the one slider the springs and
+   * spring-fatigue labs share, so both span the same range from the same typical 4 a day (domain facts 5.2).
+   * Options as rangeField's, for what differs (main, hint, onChange).
+   */
+  function cyclesPerDayField(options) {
+    const typical = { label: "Cycles per day", unit: "open + close", min: 1, max: 20, step: 1, value: 4 };
+    return rangeField({ ...typical, ...options });
   }
 
   /** A select; choices are [{value, label}]. read() gives the chosen choice object. */
@@ -235,12 +242,50 @@
     };
   }
 
+  /**
+   * The calculators' headline: {key: label} in display order becomes stats() cards, the first of them the
+   * lab's main output (data-lab-output). Returns {element, cards}, cards[key] being the element to fill.
+   */
+  function headline(labels) {
+    const head = stats();
+    const cards = {};
+    Object.entries(labels).forEach(([key, label], index) => {
+      cards[key] = head.stat(label, { main: index === 0 });
+    });
+    return { element: head.element, cards };
+  }
+
+  /** A results() panel with its rows named up front: {key: label} in display order; returns {element, rows}. */
+  function resultRows(title, labels) {
+    const panel = results(title);
+    const rows = {};
+    for (const [key, label] of Object.entries(labels)) rows[key] = panel.row(label);
+    return { element: panel.element, rows };
+  }
+
   /** A horizontal bar; set(fraction) fills it (0..1) through the CSSOM, which the CSP permits. */
   function bar(className) {
     const fill = el("span", { class: "lk-bar-fill" });
     const element = el("span", { class: `lk-bar ${className || ""}`.trim(), "aria-hidden": "true" }, fill);
     return { element, set: (fraction) => (fill.style.width = `${(clamp(fraction, 0, 1) * 100).toFixed(1)}%`) };
   }
+
+  /**
+   * A scalable SVG figure (.lk-figure) of width x height units, described for screen readers by `label`. Its
+   * drawing is redrawn whole: layer is the <g> whose children a lab replaces on every change.
+   */
+  function figure(width, height, label) {
+    const layer = svg("g");
+    const attrs = { class: "lk-figure", viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": label };
+    return { element: svg("svg", attrs, layer), layer };
+  }
+
+  // The calculators' page: two columns (.lab-split, one on a phone), each usually a stack of panels.
+  const split = (left, right) => el("div", { class: "lab-split" }, left, right);
+  const stack = (...children) => el("div", { class: "lk-stack" }, ...children);
+  const panel = (...children) => el("div", { class: "lab-panel" }, ...children);
+  /** A note under the results: a source, a caveat, or with {warn: true} a safety warning. */
+  const note = (text, options = {}) => el("p", { class: options.warn ? "lab-note lk-warn" : "lab-note", text });
 
   /**
    * Find #lab-interactive and build the widget in it: build(root) returns the nodes to show. Waits for the
@@ -269,10 +314,18 @@
     numberField,
     selectField,
     checkField,
+    cyclesPerDayField,
     group,
     results,
+    resultRows,
     stats,
+    headline,
     bar,
+    figure,
+    split,
+    stack,
+    panel,
+    note,
     start,
   });
 })();

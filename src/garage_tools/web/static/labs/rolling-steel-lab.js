@@ -59,12 +59,11 @@
       hint: "Take it from the door maker's chart; this lab only knows the coil.",
     });
 
-    const head = K.stats();
-    const cards = {
-      diameter: head.stat("Coil diameter", { main: true }),
-      wraps: head.stat("Wraps on the barrel"),
-      headroom: head.stat("Headroom needed"),
-    };
+    const { element: headline, cards } = K.headline({
+      diameter: "Coil diameter",
+      wraps: "Wraps on the barrel",
+      headroom: "Headroom needed",
+    });
     const tableBody = K.el("tbody");
     const table = K.el(
       "table",
@@ -82,17 +81,7 @@
       tableBody,
     );
 
-    const drawing = K.svg("g");
-    const figure = K.svg(
-      "svg",
-      {
-        class: "lk-figure",
-        viewBox: `0 0 ${VIEW.w} ${VIEW.h}`,
-        role: "img",
-        "aria-label": "Cross-section of the coil",
-      },
-      drawing,
-    );
+    const figure = K.figure(VIEW.w, VIEW.h, "Cross-section of the coil");
     const figureText = K.el("p", { class: "lk-hint" });
 
     function draw(d0, t, result, extra) {
@@ -111,7 +100,7 @@
       const rc = (result.diameter / 2) * px;
       const top = cy - outer * px;
       const bottom = cy + outer * px;
-      drawing.replaceChildren(
+      figure.layer.replaceChildren(
         K.svg("rect", {
           class: "lk-hood",
           x: cx - outer * px,
@@ -169,22 +158,16 @@
 
     update();
     return [
-      head.element,
-      K.el(
-        "div",
-        { class: "lab-split" },
-        K.el(
-          "div",
-          { class: "lk-stack" },
+      headline,
+      K.split(
+        K.stack(
           K.group("Door and barrel", [height, barrel, build, allowance]),
-          K.el("p", {
-            class: "lab-note",
-            text:
-              "A 10 x 10 curtain can weigh over 200 lb. Fire-rated rolling doors need an acceptance test at " +
+          K.note(
+            "A 10 x 10 curtain can weigh over 200 lb. Fire-rated rolling doors need an acceptance test at " +
               "installation and an annual inspection and drop test by a qualified person (NFPA 80).",
-          }),
+          ),
         ),
-        K.el("div", { class: "lk-stack" }, K.el("div", { class: "lab-panel" }, figure, figureText), table),
+        K.stack(K.panel(figure.element, figureText), table),
       ),
     ];
   });

@@ -95,40 +95,29 @@
       choices: RATINGS,
       onChange: update,
     });
-    const perDay = K.rangeField({
-      label: "Cycles per day",
-      unit: "open + close",
-      min: 1,
-      max: 20,
-      step: 1,
-      value: 4,
-      onChange: update,
-    });
+    const perDay = K.cyclesPerDayField({ onChange: update });
 
-    const head = K.stats();
-    const cards = {
-      ippt: head.stat("IPPT per spring", { main: true }),
-      turns: head.stat("Turns of wind"),
-      energy: head.stat("Stored energy, closed"),
-      life: head.stat("Spring life"),
-    };
-    const out = K.results("What the door needs");
-    const rows = {
-      torque: out.row("Torque, door closed"),
-      turns: out.row("Turns"),
-      ippt: out.row("IPPT needed"),
-      energy: out.row("Energy stored"),
-      work: out.row("Work to lift the door"),
-    };
-    const spring = K.results("What this spring gives");
-    const srows = {
-      rate: spring.row("Rate per spring"),
-      lifts: spring.row("The set balances"),
-      balance: spring.row("Balance"),
-      length: spring.row("Length to balance"),
-      growth: spring.row("Growth when wound"),
-      life: spring.row("Life at this use"),
-    };
+    const { element: headline, cards } = K.headline({
+      ippt: "IPPT per spring",
+      turns: "Turns of wind",
+      energy: "Stored energy, closed",
+      life: "Spring life",
+    });
+    const { element: needs, rows } = K.resultRows("What the door needs", {
+      torque: "Torque, door closed",
+      turns: "Turns",
+      ippt: "IPPT needed",
+      energy: "Energy stored",
+      work: "Work to lift the door",
+    });
+    const { element: gives, rows: srows } = K.resultRows("What this spring gives", {
+      rate: "Rate per spring",
+      lifts: "The set balances",
+      balance: "Balance",
+      length: "Length to balance",
+      growth: "Growth when wound",
+      life: "Life at this use",
+    });
     const meter = K.bar("lk-balance");
     const meterLabel = K.el("p", { class: "lk-hint" });
     const formula = K.el("p", { class: "lk-formula" });
@@ -192,10 +181,8 @@
     }
 
     const nodes = [
-      head.element,
-      K.el(
-        "div",
-        { class: "lab-split" },
+      headline,
+      K.split(
         K.el(
           "div",
           {},
@@ -203,19 +190,16 @@
           K.group("The springs", [springs, wire, inside, length]),
           K.group("Use", [rating, perDay]),
         ),
-        K.el(
-          "div",
-          { class: "lk-stack" },
-          out.element,
+        K.stack(
+          needs,
           formula,
-          spring.element,
+          gives,
           K.el("div", { class: "lk-meter" }, meter.element, meterLabel),
-          K.el("p", {
-            class: "lab-note lk-warn",
-            text:
-              "A wound spring stores hundreds of foot-pounds. Winding, unwinding or adjusting torsion " +
+          K.note(
+            "A wound spring stores hundreds of foot-pounds. Winding, unwinding or adjusting torsion " +
               "springs is a job for a trained technician, never a homeowner.",
-          }),
+            { warn: true },
+          ),
         ),
       ),
     ];

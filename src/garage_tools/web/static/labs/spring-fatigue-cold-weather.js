@@ -22,13 +22,7 @@
   const lifeYears = (rating, perDay) => rating / (perDay * 365);
 
   K.start(() => {
-    const perDay = K.rangeField({
-      label: "Cycles per day",
-      unit: "open + close",
-      min: 1,
-      max: 20,
-      step: 1,
-      value: 4,
+    const perDay = K.cyclesPerDayField({
       main: true,
       onChange: update,
       hint: "About 4 a day (1,460 a year) is typical.",
@@ -57,27 +51,16 @@
       neglected: K.checkField({ label: "No inspection or lubrication in the last year", onChange: update }),
     };
 
-    const head = K.stats();
-    const cards = {
-      life: head.stat("Expected life", { main: true }),
-      year: head.stat("Cycles a year"),
-      used: head.stat("Rating used so far"),
-    };
+    const { element: headline, cards } = K.headline({
+      life: "Expected life",
+      year: "Cycles a year",
+      used: "Rating used so far",
+    });
     const status = K.el("p", { class: "lab-result" });
     const reasons = K.el("ul", { class: "lk-list" });
     const table = K.el("p", { class: "lk-hint" });
 
-    const plot = K.svg("g");
-    const chart = K.svg(
-      "svg",
-      {
-        class: "lk-figure",
-        viewBox: `0 0 ${CHART.w} ${CHART.h}`,
-        role: "img",
-        "aria-label": "Spring life in years against cycles per day",
-      },
-      plot,
-    );
+    const chart = K.figure(CHART.w, CHART.h, "Spring life in years against cycles per day");
     const x = (day) => CHART.left + ((day - 1) / (CHART.maxDay - 1)) * (CHART.w - CHART.left - CHART.right);
     const y = (years) =>
       CHART.top + (1 - Math.min(years, CHART.maxYears) / CHART.maxYears) * (CHART.h - CHART.top - CHART.bottom);
@@ -120,7 +103,7 @@
         );
       }
       nodes.push(K.svg("circle", { class: "lk-dot", cx: x(day), cy: y(lifeYears(chosen, day)), r: 5 }));
-      plot.replaceChildren(...nodes);
+      chart.layer.replaceChildren(...nodes);
     }
 
     function update() {
@@ -169,20 +152,14 @@
 
     update();
     return [
-      head.element,
-      K.el(
-        "div",
-        { class: "lab-split" },
-        K.el(
-          "div",
-          { class: "lk-stack" },
+      headline,
+      K.split(
+        K.stack(
           K.group("Use and rating", [perDay, rating, age]),
           K.group("Winter conditions", Object.values(conditions), "lk-checks"),
         ),
-        K.el(
-          "div",
-          { class: "lk-stack" },
-          K.el("div", { class: "lab-panel" }, chart, table),
+        K.stack(
+          K.panel(chart.element, table),
           K.el(
             "div",
             { class: "lab-panel", role: "status", "aria-live": "polite" },
@@ -190,13 +167,11 @@
             status,
             reasons,
           ),
-          K.el("p", {
-            class: "lab-note",
-            text:
-              "There is no formula here for how much cold shortens a spring's life, because no engineering " +
+          K.note(
+            "There is no formula here for how much cold shortens a spring's life, because no engineering " +
               "source gives one. The common claim that cold steel contracts and raises spring tension is not " +
               "backed by an engineering source: at most a minor effect.",
-          }),
+          ),
         ),
       ),
     ];

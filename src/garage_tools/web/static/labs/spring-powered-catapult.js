@@ -60,12 +60,11 @@
       onChange: update,
     });
 
-    const head = K.stats();
-    const cards = {
-      energy: head.stat("Stored energy", { main: true }),
-      speed: head.stat("Launch speed"),
-      range: head.stat("Range, flat ground"),
-    };
+    const { element: headline, cards } = K.headline({
+      energy: "Stored energy",
+      speed: "Launch speed",
+      range: "Range, flat ground",
+    });
     const formula = K.el("p", { class: "lk-formula" });
     const compare = K.el("p", { class: "lab-note lk-warn" });
 
@@ -175,13 +174,8 @@
     if (window.ResizeObserver) new ResizeObserver(paint).observe(canvas);
     update();
     return [
-      head.element,
-      K.el(
-        "div",
-        { class: "lab-split" },
-        K.group("The catapult", [draw, k, mass, efficiency, angle]),
-        K.el("div", { class: "lk-stack" }, K.el("div", { class: "lab-panel" }, canvas), formula, compare),
-      ),
+      headline,
+      K.split(K.group("The catapult", [draw, k, mass, efficiency, angle]), K.stack(K.panel(canvas), formula, compare)),
     ];
   });
 })();
