@@ -401,6 +401,52 @@ def test_the_energy_labs_garage_temperature_sets_the_hourly_loss_and_the_season_
     context.close()
 
 
+@pytest.mark.parametrize(
+    ("slug", "card"),
+    [("science-of-garage-door-springs", "Spring life"), ("spring-fatigue-cold-weather", "Expected life")],
+)
+def test_the_cycles_per_day_box_moves_the_slider_and_keeps_to_its_bounds(
+    browser: Any, live_server: LiveServer, slug: str, card: str
+) -> None:
+    """Both labs use LabKit's one cycles-per-day slider and its exact-value box: a typed value moves the slider and
+    the headline; one out of bounds is clamped, and shown clamped once the reader tabs out of the box."""
+    context = browser.new_context(locale=LOCALE)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/labs/{slug}")
+    slider = page.get_by_role("slider", name="Cycles per day (open + close)")
+    box = page.get_by_role("spinbutton", name="Cycles per day (open + close), exact value")
+    expect(slider).to_have_value("4")  # the typical use both labs open on
+    box.fill("8")
+    expect(slider).to_have_value("8")
+    assert headline_figures(page)[card] == f"{number(10_000 / (8 * 365), 1)} years"
+    box.fill("99")
+    box.press("Tab")
+    expect(box).to_have_value("20")
+    expect(slider).to_have_value("20")
+    assert headline_figures(page)[card] == f"{number(10_000 / (20 * 365), 1)} years"
+    context.close()
+
+
+def test_a_number_field_is_clamped_to_its_bounds_and_its_result_row_follows(
+    browser: Any, live_server: LiveServer
+) -> None:
+    """The ROI lab's home value is a number box alone (LabKit.numberField), settled as the sliders' boxes are."""
+    context = browser.new_context(locale=LOCALE)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/labs/garage-door-roi")
+    home = page.get_by_role("spinbutton", name="Home value ($)")
+    afterwards = page.locator("#lab-interactive dt:has-text('Home value afterwards') + dd")
+    added = 2500 * 93.8 / 100  # the lab's opening figures, as in roi_defaults
+    expect(afterwards).to_have_text(f"${number(400_000 + added)}")
+    home.fill("250000")
+    expect(afterwards).to_have_text(f"${number(250_000 + added)}")
+    home.fill("5")
+    home.press("Tab")
+    expect(home).to_have_value("10000")  # the lowest home value the lab takes
+    expect(afterwards).to_have_text(f"${number(10_000 + added)}")
+    context.close()
+
+
 @pytest.mark.parametrize("slug", LAB_SLUGS)
 def test_the_embed_html_runs_the_lab_on_another_sites_page(
     browser: Any, live_server: LiveServer, contractor_site: tuple[str, Path], slug: str
