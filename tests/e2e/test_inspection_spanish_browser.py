@@ -11,6 +11,10 @@ from typing import Any
 
 import pytest
 
+from garage_tools.catalogs import translations
+from garage_tools.knowledge.loader import packaged_checklist
+from garage_tools.knowledge.photos import packaged_photo_library
+from garage_tools.web.part_drawings import drawings_of
 from tests.conftest import LiveServer, start_server, stop_server
 from tests.e2e.page_checks import DESKTOP, PHONE, sideways
 
@@ -31,6 +35,8 @@ WORDS = """() => {
   return text;
 }"""
 _addresses = (f"198.18.29.{n}" for n in itertools.count(1))
+ENGLISH_DRAWINGS = drawings_of(packaged_checklist(), packaged_photo_library())
+spanish = translations("es").gettext
 
 
 @pytest.fixture(scope="module")
@@ -75,8 +81,10 @@ def test_a_spanish_browser_fills_in_the_form_and_reads_a_spanish_report(
     skip = page.get_by_role("group", name="Equilibrio de la puerta").locator("[data-skip]")
     assert skip.is_visible() and "Sáltese este punto" in skip.inner_text()
     page.get_by_label("Un técnico local puede comunicarse conmigo").check()
-    shown = page.evaluate(WORDS)
+    shown = page.locator("main").inner_text()  # the drawings' captions too: the form shows them from the catalog
     assert [words for words in ENGLISH if words in shown] == []
+    drawing = page.get_by_role("group", name="Resortes de torsión o de extensión").locator("img").first
+    assert drawing.get_attribute("alt") == spanish(ENGLISH_DRAWINGS["springs"].alt) != ENGLISH_DRAWINGS["springs"].alt
     assert sideways(page) == []
     page.screenshot(path=str(SHOTS / f"form-{name}.png"), full_page=True)
 

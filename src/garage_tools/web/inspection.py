@@ -8,7 +8,7 @@ show nothing personal beyond a first name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from babel.dates import format_date
 from starlette.requests import Request
@@ -18,6 +18,7 @@ from starlette.routing import BaseRoute, Route
 from garage_tools.access.policy import Access
 from garage_tools.errors import NotFound, ServiceError
 from garage_tools.knowledge.checklist import ChecklistItem, InspectionChecklist
+from garage_tools.languages import DEFAULT
 from garage_tools.observability.redaction import redact_paths_in_access_log
 from garage_tools.registry import dump
 from garage_tools.services import Services
@@ -26,7 +27,7 @@ from garage_tools.surfaces.responses import error_response, json_response
 from garage_tools.tools.inspection.models import InspectionReport, ItemResult
 from garage_tools.tools.inspection.report import REPORT_ID, local_prices, public_report, reading
 from garage_tools.web.pages import page_language, render
-from garage_tools.web.part_drawings import drawings_of
+from garage_tools.web.part_drawings import ItemDrawing, drawings_of
 from garage_tools.web.results import load_words
 from garage_tools.web.translations import translate_words, translations
 
@@ -61,15 +62,20 @@ class InspectionPages:
         self.knowledge = services.knowledge
         #: Language code -> the form's areas in its words (the items' order and flags are the same in each).
         self.areas = {code: areas_of(language.checklist) for code, language in services.knowledge.languages.items()}
-        self.drawings = drawings_of(services.knowledge.checklist, services.photos)
+        drawings = drawings_of(services.knowledge.checklist, services.photos)
+        #: Language code -> the drawings with their alt texts and captions from the catalog (an operator's own
+        #: pictures, which the catalog lacks, keep theirs).
+        self.drawings = {code: _drawings_in(drawings, code) for code in self.areas}
         self.access = access
 
     async def form(self, request: Request) -> Response:
         language = page_language(request)
-        areas = self.areas.get(language) or self.areas[self.knowledge.language(None).code]
+        if language not in self.areas:  # a page language diagnose does not speak yet: the English checklist
+            language = DEFAULT
+        areas = self.areas[language]
         context = {
             "areas": areas,
-            "drawings": self.drawings,
+            "drawings": self.drawings[language],
             "total": sum(len(a.items) for a in areas),
             # how a photo check's verdict reads (results-words.json)
             "severity_words": translate_words(load_words(), language)["severity"],
@@ -123,6 +129,11 @@ class InspectionPages:
         if stored is None:
             raise NotFound("No inspection report at this address. Check the link in your e-mail.")
         return stored, public_report(stored, self.access.base_url(request.scope))
+
+
+def _drawings_in(drawings: dict[str, ItemDrawing], language: str) -> dict[str, ItemDrawing]:
+    gettext = translations(language).gettext
+    return {item: replace(d, alt=gettext(d.alt), caption=gettext(d.caption)) for item, d in drawings.items()}
 
 
 @dataclass(frozen=True, slots=True)
