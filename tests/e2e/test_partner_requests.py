@@ -183,3 +183,27 @@ def test_a_homeowner_who_writes_spanish_is_marked_for_the_pro_and_written_to_in_
     assert "Hola, Dana Reyes:" in accepted and window and int(window[2]) - int(window[1]) == 2
     english = ask_for_a_pro(server)[0]["requestId"]  # "loud bang and the door won't open"
     assert "Speaks" not in card_of(dixie.client.get("/partners/requests").text, english)
+
+
+def test_a_partner_who_reads_spanish_gets_its_console_and_request_mail_in_spanish(
+    server: LiveServer, dixie: Partner
+) -> None:
+    profile = {"phone": "(435) 555-0102", "website": "https://dixie.example.com", "insured": "", "time_zone": ""}
+    assert 'lang="en"' in dixie.client.get("/partners/requests").text[:200]
+    assert dixie.post("/partners/profile", **profile, language="es").status_code == 303
+    try:
+        assert 'value="es" lang="es" selected' in dixie.client.get("/partners/profile").text
+        number = ask_for_a_pro(server, description="escuché un estallido y el portón ya no sube")[0]["requestId"]
+        inbox = dixie.client.get("/partners/requests").text
+        assert '<html lang="es">' in inbox and "español" in card_of(inbox, number)
+        office = "office@dixie-door-and-spring.example.com"
+        eventually(lambda: any(number in subject for subject, _, _ in mails_to(server, office)))
+        [(subject, text)] = [(subject, text) for subject, text, _ in mails_to(server, office) if number in subject]
+        assert subject.startswith(f"Solicitud de servicio {number}: ")
+        assert text.startswith("Hola, Dixie Door & Spring:") and "Un cliente le pide que vaya a su casa." in text
+        assert re.search(r"\nHabla: +español \(escribió en español", text), text
+        assert "Hello" not in text and "Speaks" not in text
+        assert '<html lang="en">' in dixie.client.get("/partners/requests?lang=en").text  # a choice for one view
+    finally:
+        assert dixie.post("/partners/profile", **profile, language="en").status_code == 303
+    assert '<html lang="en">' in dixie.client.get("/partners/requests").text

@@ -26,7 +26,7 @@ from garage_tools.partners.service import Partners
 from garage_tools.registry import ToolContext, ToolData, invoke
 from garage_tools.store.database import Database
 from garage_tools.store.models import LeadEvent, LoginToken, OutboxMessage
-from garage_tools.store.partner_console import PartnerConsoleRepository
+from garage_tools.store.partner_console import PartnerConsoleRepository, Profile
 from garage_tools.store.partners import Lead, LeadSource
 from garage_tools.store.portal import PortalRepository
 from garage_tools.store.referrals import ReferralRepository
@@ -151,6 +151,28 @@ async def test_warm_and_cold_leads_wait_for_the_digest_which_tells_each_once(har
     assert "What:  Broken or failing spring" in digest.text_body and "How soon: replacement" in digest.text_body
     assert await harness.partners.notices.send_digest(datetime.now(UTC), BASE) == 0
     assert len(await harness.mails("partner_digest")) == 1
+
+
+async def test_a_partner_who_reads_spanish_gets_its_notices_and_digest_in_spanish(harness: Harness) -> None:
+    await harness.partners.directory.current()
+    red, console = "red-rock-garage-doors", PartnerConsoleRepository(harness.database)
+    partner = await console.partner(red)
+    assert partner is not None and partner.language == "en"
+    spanish = Profile(partner.phone, partner.scheduler_url, partner.url, language="es")
+    assert await console.update_profile(red, spanish, _office(red))
+    tell = harness.partners.notices.tell_at_once
+    await harness.partners.repository.add_leads([consented(red, "hot"), consented(red, "warm", "al@example.com")], tell)
+    [notice] = await harness.mails("partner_lead")
+    spring = harness.knowledge.language("es").tree.issues["broken_spring"].name
+    assert notice.subject == f"Cliente urgente: {spring.lower()} en 84770"
+    assert notice.text_body.startswith("Hola, Red Rock")
+    assert f"Qué:    {spring}" in notice.text_body and "Para cuándo: urgente" in notice.text_body
+    assert "Cliente: Jo Tanner <jo@example.com> aceptó" in notice.text_body
+    assert "Broken" not in notice.text_body and "Hello" not in notice.text_body
+    assert await harness.partners.notices.send_digest(datetime.now(UTC), BASE) == 1
+    [digest] = await harness.mails("partner_digest")
+    assert "1 cliente potencial nuevo desde el último resumen:" in digest.text_body
+    assert "Para cuándo: reemplazo" in digest.text_body
 
 
 async def test_the_same_homeowners_lead_is_told_once_a_day(harness: Harness) -> None:

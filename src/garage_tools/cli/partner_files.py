@@ -54,7 +54,7 @@ class Parsed(Generic[RecordT]):
 PARTNER_COLUMNS = [
     "id", "displayName", "phone", "schedulerUrl", "url", "contactEmail", "region", "regionKey", "zipPrefixes", "zips",
     "centerZip", "centerLat", "centerLon", "radiusMiles", "services", "emergency", "promotionsOptIn", "active",
-    "licenseNumber", "insured", "inBusinessSince", "hours", "guarantee", "timeZone",
+    "licenseNumber", "insured", "inBusinessSince", "hours", "guarantee", "timeZone", "language",
 ]  # fmt: skip
 PROMOTION_COLUMNS = [
     "id", "partnerId", "title", "description", "discountType", "discountValue", "serviceTypes", "issueKeys",

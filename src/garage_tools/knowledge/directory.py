@@ -21,6 +21,7 @@ from pydantic import AfterValidator, BaseModel, Field, StringConstraints, field_
 
 from garage_tools.knowledge.data_files import DATA_DIR, KnowledgeError, read_data_file
 from garage_tools.knowledge.schemas import DataModel, Key, Text
+from garage_tools.languages import DEFAULT, SUPPORTED
 from garage_tools.models import is_email_address
 
 if TYPE_CHECKING:
@@ -80,6 +81,13 @@ def _time_zone(value: str) -> str:
     return value
 
 
+def _language(value: str) -> str:
+    if value not in SUPPORTED:
+        raise ValueError(f"one of {', '.join(SUPPORTED)}, not {value!r}")
+    return value
+
+
+LanguageCode = Annotated[str, StringConstraints(strip_whitespace=True, to_lower=True), AfterValidator(_language)]
 TimeZoneName = Annotated[str, StringConstraints(strip_whitespace=True, max_length=64), AfterValidator(_time_zone)]
 WebUrl = Annotated[str, StringConstraints(strip_whitespace=True, max_length=500), AfterValidator(_https_url)]
 
@@ -143,6 +151,11 @@ class PartnerRecord(DataModel):
         default=None,
         alias="timeZone",
         description="IANA time zone the partner's console shows times in (absent: its state's main zone).",
+    )
+    language: LanguageCode = Field(
+        default=DEFAULT,
+        description="The language the partner reads its console, service requests and lead notices in (`en`, `es`); "
+        "each request still says which language the homeowner speaks.",
     )
 
     _dedupe = field_validator("zip_prefixes", "zips")(_unique_sorted)

@@ -23,8 +23,11 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from garage_tools.catalogs import translations
 from garage_tools.knowledge.loader import Knowledge
+from garage_tools.languages import DEFAULT, N_
 from garage_tools.mail import Mail, Outbox
+from garage_tools.partners.request_mail import ProblemWords, aligned
 from garage_tools.store.inspections import report_url
 from garage_tools.store.partner_console import (
     DigestBatch,
@@ -46,17 +49,20 @@ MAX_DIGEST_LINES = 50  # the rest are counted, and listed in the console
 URGENT_PER_HOUR = 30
 #: A homeowner's lead a partner was told of within this is not told again (a resubmitted inspection).
 DUPLICATE_WINDOW = timedelta(days=1)
-NOT_SAID = "Not said"
+NOT_SAID = N_("Not said")
 
-_HEAT_WORDS = {"hot": "urgent", "warm": "replacement", "cold": "looking into it"}
+_HEAT_WORDS = {"hot": N_("urgent"), "warm": N_("replacement"), "cold": N_("looking into it")}
 
 
-def problem_words(knowledge: Knowledge) -> dict[str, str]:
-    """Each issue and symptom key a lead may carry, as a partner reads it ("Broken or failing spring")."""
-    tree = knowledge.tree
+def problem_words(knowledge: Knowledge) -> ProblemWords:
+    """Each issue and symptom key a lead or request may carry, as a partner reads it in each language
+    ("Broken or failing spring", "Resorte roto o fallando")."""
     return {
-        **{symptom.key: symptom.label for symptom in tree.symptoms},
-        **{key: issue.name for key, issue in tree.issues.items()},
+        code: {
+            **{symptom.key: symptom.label for symptom in language.tree.symptoms},
+            **{key: issue.name for key, issue in language.tree.issues.items()},
+        }
+        for code, language in knowledge.languages.items()
     }
 
 
@@ -78,30 +84,40 @@ def _lead_lines(
     name: str | None,
     email: str | None,
     report: str | None,
+    language: str = DEFAULT,
 ) -> list[str]:
-    lines = [
-        f"What:  {problem}",
-        f"Where: ZIP {zip_code or 'not known'}",
-        f"When:  {_when(when)}",
-        f"Door:  {door_size or 'size not given'}",
-        f"How soon: {_HEAT_WORDS.get(heat or '', 'not said')}",
-    ]
+    _ = translations(language).gettext
+    heat_words = _HEAT_WORDS.get(heat or "")
+    lines = aligned(
+        [
+            (_("What"), problem),
+            (_("Where"), _("ZIP {zip}").format(zip=zip_code or _("not known"))),
+            (_("When"), _when(when)),
+            (_("Door"), door_size or _("size not given")),
+        ]
+    )
+    lines.append(_("How soon: {heat}").format(heat=_(heat_words) if heat_words else _("not said")))
     if email:
         # Only a homeowner who agreed to be contacted by the matched pro is named here.
-        lines.append(f"Homeowner: {name or 'name not given'} <{email}> agreed that you may contact them.")
+        lines.append(
+            _("Homeowner: {name} <{email}> agreed that you may contact them.").format(
+                name=name or _("name not given"), email=email
+            )
+        )
     if report:
-        lines.append(f"Inspection report: {report}")
+        lines.append(_("Inspection report: {link}").format(link=report))
     if not email:
-        lines.append("The homeowner did not share contact details; they may call or book with you directly.")
+        lines.append(_("The homeowner did not share contact details; they may call or book with you directly."))
     return lines
 
 
-def hot_lead_mail(to: str, partner_name: str, lead: Lead, problem: str) -> Mail:
-    """The notice of one hot lead; `problem` is its issue in words."""
+def hot_lead_mail(to: str, partner_name: str, lead: Lead, problem: str, language: str = DEFAULT) -> Mail:
+    """The notice of one hot lead, in the partner's `language`; `problem` is its issue in words."""
+    _ = translations(language).gettext
     lines = [
-        f"Hello {partner_name},",
+        _("Hello {name},").format(name=partner_name),
         "",
-        "A homeowner near you needs a garage door pro now.",
+        _("A homeowner near you needs a garage door pro now."),
         "",
         *_lead_lines(
             problem,
@@ -112,40 +128,53 @@ def hot_lead_mail(to: str, partner_name: str, lead: Lead, problem: str) -> Mail:
             lead.contact_name,
             lead.contact_email,
             report_link(lead.base_url, lead.report_id),
+            language,
         ),
     ]
     if lead.base_url:
-        lines += ["", f"See all your leads and your offers: {lead.base_url}{CONSOLE_PATH}"]
-    lines += ["", "You receive this because Garage Door Tools routes homeowners in your area to you."]
+        lines += ["", _("See all your leads and your offers: {link}").format(link=f"{lead.base_url}{CONSOLE_PATH}")]
+    lines += ["", _("You receive this because Garage Door Tools routes homeowners in your area to you.")]
     return Mail(
         to=to,
-        subject=f"Urgent lead: {problem.lower()} in {lead.zip or 'your area'}",
+        subject=_("Urgent lead: {problem} in {place}").format(
+            problem=problem.lower(), place=lead.zip or _("your area")
+        ),
         text="\n".join(lines) + "\n",
         kind="partner_lead",
     )
 
 
-def digest_mail(to: str, batch: DigestBatch, base_url: str | None, words: dict[str, str]) -> Mail:
-    """The daily digest of one partner's warm and cold leads (and any hot one that could not be told at once)."""
+def digest_mail(to: str, batch: DigestBatch, base_url: str | None, words: ProblemWords) -> Mail:
+    """The daily digest of one partner's warm and cold leads (and any hot one that could not be told at once),
+    in the partner's language."""
+    language = batch.language
+    _, ngettext = translations(language).gettext, translations(language).ngettext
     count = len(batch.leads)
-    lines = [f"Hello {batch.display_name},", "", f"{count} new lead{'s' if count != 1 else ''} since the last digest:"]
+    lines = [
+        _("Hello {name},").format(name=batch.display_name),
+        "",
+        ngettext("%(count)d new lead since the last digest:", "%(count)d new leads since the last digest:", count)
+        % {"count": count},
+    ]
     for lead in batch.leads[:MAX_DIGEST_LINES]:
-        lines += ["", *_digest_lines(lead, base_url, words)]
+        lines += ["", *_digest_lines(lead, base_url, words, language)]
     if count > MAX_DIGEST_LINES:
-        lines += ["", f"... and {count - MAX_DIGEST_LINES} more."]
+        lines += ["", _("... and {count} more.").format(count=count - MAX_DIGEST_LINES)]
     if base_url:
-        lines += ["", f"See and filter all your leads: {base_url}{CONSOLE_PATH}"]
+        lines += ["", _("See and filter all your leads: {link}").format(link=f"{base_url}{CONSOLE_PATH}")]
     return Mail(
         to=to,
-        subject=f"Your leads from Garage Door Tools: {count} new",
+        subject=_("Your leads from Garage Door Tools: {count} new").format(count=count),
         text="\n".join(lines) + "\n",
         kind="partner_digest",
     )
 
 
-def _digest_lines(lead: PartnerLead, base_url: str | None, words: dict[str, str]) -> list[str]:
+def _digest_lines(lead: PartnerLead, base_url: str | None, words: ProblemWords, language: str) -> list[str]:
+    _ = translations(language).gettext
+    found = words.get(language) or words.get(DEFAULT) or {}
     return _lead_lines(
-        words.get(lead.issue or "", NOT_SAID),
+        found.get(lead.issue or "") or _(NOT_SAID),
         lead.created_at,
         lead.zip,
         lead.door_size,
@@ -153,6 +182,7 @@ def _digest_lines(lead: PartnerLead, base_url: str | None, words: dict[str, str]
         lead.contact_name,
         lead.contact_email,
         report_link(base_url, lead.report_id),
+        language,
     )
 
 
@@ -160,14 +190,15 @@ class LeadNotices:
     """Mails partners their leads: hot ones at once, the rest in a digest."""
 
     def __init__(
-        self, outbox: Outbox | None, console: PartnerConsoleRepository, words: dict[str, str] | None = None
+        self, outbox: Outbox | None, console: PartnerConsoleRepository, words: ProblemWords | None = None
     ) -> None:
         self.outbox = outbox
         self.console = console
-        self.words = words or {}  # `problem_words`: issue and symptom keys as people read them
+        self.words = words or {}  # `problem_words`: issue and symptom keys as people read them, per language
 
-    def problem(self, key: str | None) -> str:
-        return self.words.get(key or "", NOT_SAID)
+    def problem(self, key: str | None, language: str = DEFAULT) -> str:
+        found = self.words.get(language) or self.words.get(DEFAULT) or {}
+        return found.get(key or "") or translations(language).gettext(NOT_SAID)
 
     async def tell_at_once(self, session: AsyncSession, leads: Sequence[Lead]) -> set[int]:
         """Queue a notice for each hot lead of a partner with an address; the positions of those told.
@@ -194,9 +225,9 @@ class LeadNotices:
             if found is None or sent.get(partner_id, 0) >= URGENT_PER_HOUR:
                 continue  # no address yet, or told enough this hour: the lead waits for the digest
             sent[partner_id] = sent.get(partner_id, 0) + 1
-            name, addresses = found
-            for address in addresses:
-                await self.outbox.enqueue(session, hot_lead_mail(address, name, lead, self.problem(lead.issue)))
+            problem = self.problem(lead.issue, found.language)
+            for address in found.addresses:
+                await self.outbox.enqueue(session, hot_lead_mail(address, found.name, lead, problem, found.language))
             told.add(position)
         if told:
             log.info("lead notices: %d urgent or repeated lead(s) told or set aside", len(told))

@@ -10,7 +10,7 @@ number and point to that first message's link.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from garage_tools.catalogs import short_day, translations
 from garage_tools.knowledge.places import Gazetteer
 from garage_tools.knowledge.time_zones import time_zones
+from garage_tools.languages import DEFAULT, N_
 from garage_tools.mail import Mail, Outbox
 from garage_tools.partners.directory import DirectorySnapshot
 from garage_tools.store.partner_console import contacts_of
@@ -34,15 +35,17 @@ from garage_tools.store.service_requests import (
 log = logging.getLogger(__name__)
 
 CONSOLE_PATH = "/partners/requests"  # the console's request inbox
-PARTS_OF_DAY = {"morning": "morning", "afternoon": "afternoon", "evening": "evening"}
-#: The homeowner's language as a partner reads it (languages.py `SUPPORTED`).
-LANGUAGE_NAMES = {"en": "English", "es": "Spanish"}
+PARTS_OF_DAY = {"morning": N_("morning"), "afternoon": N_("afternoon"), "evening": N_("evening")}
+#: The homeowner's language as a partner reads it (languages.py `SUPPORTED`), translated where it is shown.
+LANGUAGE_NAMES = {"en": N_("English"), "es": N_("Spanish")}
 
 
-def speaks(request: StoredRequest) -> str | None:
-    """ "Spanish" when the homeowner wrote in a language other than English, so the pro can send someone who
-    speaks it; None for English."""
-    return LANGUAGE_NAMES.get(request.language, request.language) if request.language != "en" else None
+def speaks(request: StoredRequest, language: str = DEFAULT) -> str | None:
+    """ "Spanish" (in the partner's `language`) when the homeowner wrote in another language than English, so the
+    pro can send someone who speaks it; None for English."""
+    if request.language == "en":
+        return None
+    return translations(language).gettext(LANGUAGE_NAMES.get(request.language, request.language))
 
 
 def status_url(base_url: str, token: str) -> str:
@@ -72,78 +75,121 @@ def when_words(start: datetime | None, end: datetime | None, zone: ZoneInfo, lan
     return _("{day}, {start} to {end} ({zone})").format(day=day, start=f"{first:%H:%M}", end=until, zone=zone_name)
 
 
-def windows_words(request: StoredRequest) -> str:
+def windows_words(request: StoredRequest, language: str = DEFAULT) -> str:
+    """The times the homeowner offered, in `language`: "Tue 1 Dec, morning; Wed 2 Dec, evening"."""
+    _ = translations(language).gettext
     if not request.windows:
-        return "any time"
-    return "; ".join(f"{w.day:%a} {w.day.day} {w.day:%b}, {PARTS_OF_DAY.get(w.part, w.part)}" for w in request.windows)
+        return _("any time")
+    return "; ".join(
+        f"{short_day(w.day, language)}, {_(PARTS_OF_DAY[w.part]) if w.part in PARTS_OF_DAY else w.part}"
+        for w in request.windows
+    )
 
 
-def request_lines(request: StoredRequest, problem: str) -> list[str]:
-    """What the partner needs to call the homeowner back: the problem, the place, the times, the contact."""
-    lines = [
-        f"Request: {request.id}",
-        f"What:    {problem}",
-    ]
+def aligned(rows: Sequence[tuple[str, str] | str]) -> list[str]:
+    """Labelled lines with their values lined up, whatever the language's labels are (a plain line stays as it
+    is)."""
+    width = max(len(row[0]) for row in rows if isinstance(row, tuple)) + 2
+    return [row if isinstance(row, str) else f"{row[0] + ':':<{width}}{row[1]}" for row in rows]
+
+
+def request_lines(request: StoredRequest, problem: str, language: str = DEFAULT) -> list[str]:
+    """What the partner needs to call the homeowner back, in the partner's `language`: the problem, the place,
+    the times, the contact, and the language the homeowner speaks."""
+    _ = translations(language).gettext
+    rows: list[tuple[str, str] | str] = [(_("Request"), request.id), (_("What"), problem)]
     if request.description:
-        lines.append(f"In their words: {request.description}")
-    lines += [
-        f"Where:   ZIP {request.zip}",
-        f"Door:    {request.door_size or 'size not given'}",
-        f"When:    {windows_words(request)}",
-        f"Name:    {request.contact_name}",
+        rows.append(_("In their words: {description}").format(description=request.description))
+    rows += [
+        (_("Where"), _("ZIP {zip}").format(zip=request.zip)),
+        (_("Door"), request.door_size or _("size not given")),
+        (_("When"), windows_words(request, language)),
+        (_("Name"), request.contact_name),
     ]
     if request.contact_phone:
-        lines.append(f"Phone:   {request.contact_phone}")
+        rows.append((_("Phone"), request.contact_phone))
     if request.contact_email:
-        lines.append(f"E-mail:  {request.contact_email}")
+        rows.append((_("E-mail"), request.contact_email))
     if request.notes:
-        lines.append(f"Notes:   {request.notes}")
-    if language := speaks(request):
-        lines.append(f"Speaks:  {language} (they wrote in {language}: send someone who speaks it if you can)")
-    lines.append("The homeowner asked for a pro to come out and agreed that you may contact them.")
-    return lines
+        rows.append((_("Notes"), request.notes))
+    if spoken := speaks(request, language):
+        said = _("{language} (they wrote in {language}: send someone who speaks it if you can)")
+        rows.append((_("Speaks"), said.format(language=spoken)))
+    return [*aligned(rows), _("The homeowner asked for a pro to come out and agreed that you may contact them.")]
 
 
-def partner_request_mail(to: str, partner_name: str, request: StoredRequest, problem: str, hours: float) -> Mail:
-    """A new request for the partner (or one passed on to them): answer it in the console within `hours`."""
-    lines = [f"Hello {partner_name},", "", "A homeowner asks you to come out.", "", *request_lines(request, problem)]
+def partner_request_mail(
+    to: str, partner_name: str, request: StoredRequest, problem: str, hours: float, language: str = DEFAULT
+) -> Mail:
+    """A new request for the partner (or one passed on to them), in its `language`: answer it in the console
+    within `hours`."""
+    _ = translations(language).gettext
+    lines = [
+        _("Hello {name},").format(name=partner_name),
+        "",
+        _("A homeowner asks you to come out."),
+        "",
+        *request_lines(request, problem, language),
+    ]
     if request.base_url:
-        lines += ["", f"Accept it with a time, or decline it: {request.base_url}{CONSOLE_PATH}"]
+        link = f"{request.base_url}{CONSOLE_PATH}"
+        lines += ["", _("Accept it with a time, or decline it: {link}").format(link=link)]
     lines += [
         "",
-        f"Please answer within {hours_words(hours)} of business time. A request not answered by then is offered to "
-        "another local pro, "
-        "and the homeowner is told.",
+        _(
+            "Please answer within {time} of business time. A request not answered by then is offered to another "
+            "local pro, and the homeowner is told."
+        ).format(time=hours_words(hours, language)),
     ]
     return Mail(
         to=to,
-        subject=f"Service request {request.id}: {problem.lower()} in {request.zip}",
+        subject=_("Service request {number}: {problem} in {zip}").format(
+            number=request.id, problem=problem.lower(), zip=request.zip
+        ),
         text="\n".join(lines) + "\n",
         kind="partner_request",
     )
 
 
-def partner_cancelled_mail(to: str, partner_name: str, request: StoredRequest) -> Mail:
+def partner_cancelled_mail(to: str, partner_name: str, request: StoredRequest, language: str = DEFAULT) -> Mail:
+    _ = translations(language).gettext
     lines = [
-        f"Hello {partner_name},",
+        _("Hello {name},").format(name=partner_name),
         "",
-        f"The homeowner cancelled request {request.id} (ZIP {request.zip}, {request.contact_name}).",
-        "No need to go out or call them about it.",
+        _("The homeowner cancelled request {number} (ZIP {zip}, {name}).").format(
+            number=request.id, zip=request.zip, name=request.contact_name
+        ),
+        _("No need to go out or call them about it."),
     ]
     return Mail(
         to=to,
-        subject=f"Cancelled: service request {request.id}",
+        subject=_("Cancelled: service request {number}").format(number=request.id),
         text="\n".join(lines) + "\n",
         kind="partner_request",
     )
 
 
-def hours_words(hours: float) -> str:
+#: Each language's words for the issue and symptom keys a request or lead may carry (`notices.problem_words`).
+ProblemWords = dict[str, dict[str, str]]
+
+
+def problem_of(words: ProblemWords, request: StoredRequest, language: str = DEFAULT) -> str:
+    """A request's problem as the partner reads it: its issue's name, else a general phrase."""
+    found = words.get(language) or words.get(DEFAULT) or {}
+    if request.issue and request.issue in found:
+        return found[request.issue]
+    _ = translations(language).gettext
+    return _("Garage door problem") if not request.description else _("Garage door problem (see their words)")
+
+
+def hours_words(hours: float, language: str = DEFAULT) -> str:
     """A response time as people say it: "2 hours", "30 minutes" (the e-mail and the console say it alike)."""
+    ngettext = translations(language).ngettext
     whole = round(hours)
     if abs(hours - whole) < 1e-9:
-        return f"{whole} hour{'s' if whole != 1 else ''}"
-    return f"{round(hours * 60)} minutes"
+        return ngettext("%(count)d hour", "%(count)d hours", whole) % {"count": whole}
+    minutes = round(hours * 60)
+    return ngettext("%(count)d minute", "%(count)d minutes", minutes) % {"count": minutes}
 
 
 def homeowner_update_mail(
@@ -256,7 +302,7 @@ class RequestMail:
         self,
         outbox: Outbox | None,
         snapshot: Callable[[], Awaitable[DirectorySnapshot]],
-        words: dict[str, str],
+        words: ProblemWords,
         response_hours: float,
     ) -> None:
         self.outbox = outbox
@@ -264,10 +310,9 @@ class RequestMail:
         self.words = words
         self.response_hours = response_hours
 
-    def problem(self, request: StoredRequest) -> str:
-        if request.issue and request.issue in self.words:
-            return self.words[request.issue]
-        return "Garage door problem" if not request.description else "Garage door problem (see their words)"
+    def problem(self, request: StoredRequest, language: str = DEFAULT) -> str:
+        """The request's problem in words, in the partner's `language`."""
+        return problem_of(self.words, request, language)
 
     async def __call__(self, session: AsyncSession, event: RequestEvent) -> None:
         if self.outbox is None:
@@ -295,11 +340,13 @@ class RequestMail:
         if found is None:
             log.warning("service request %s: partner %s has no address to tell", request.id, request.partner_id)
             return
-        name, addresses = found
-        for address in addresses:
+        name, language = found.name, found.language
+        for address in found.addresses:
             mail = (
-                partner_cancelled_mail(address, name, request)
+                partner_cancelled_mail(address, name, request, language)
                 if cancelled
-                else partner_request_mail(address, name, request, self.problem(request), self.response_hours)
+                else partner_request_mail(
+                    address, name, request, self.problem(request, language), self.response_hours, language
+                )
             )
             await self.outbox.enqueue(session, mail)

@@ -198,6 +198,7 @@ class Partner(Base):
     hours: Mapped[str | None] = mapped_column(String(120), default=None)
     guarantee: Mapped[str | None] = mapped_column(String(200), default=None)
     time_zone: Mapped[str | None] = mapped_column(String(64), default=None)
+    language: Mapped[str] = mapped_column(String(8), default="en", server_default="en")
 
 
 class PartnerPromotion(Base):

@@ -70,6 +70,7 @@ class Profile:
     hours: str | None = None
     guarantee: str | None = None
     time_zone: str | None = None  # IANA name the console's times read in; None: each request's own state's zone
+    language: str = "en"  # what the partner reads the console, requests and lead notices in
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +90,7 @@ class DigestBatch:
     display_name: str
     contacts: list[str]
     leads: list[PartnerLead]
+    language: str = "en"  # the partner's (its profile's setting)
 
 
 #: Turns a partner's digest into mail in the transaction that claims its leads (so they are told once).
@@ -110,17 +112,26 @@ def _lead(row: LeadEvent) -> PartnerLead:
     )
 
 
-async def contacts_of(session: AsyncSession, partner_ids: Sequence[str]) -> dict[str, tuple[str, list[str]]]:
-    """For each partner with an address: its name and its addresses (in the caller's transaction)."""
+@dataclass(frozen=True, slots=True)
+class PartnerContacts:
+    """Where to write to a partner, and how: its name, its addresses and the language it reads."""
+
+    name: str
+    addresses: list[str]
+    language: str = "en"
+
+
+async def contacts_of(session: AsyncSession, partner_ids: Sequence[str]) -> dict[str, PartnerContacts]:
+    """For each active partner with an address: its name, addresses and language (in the caller's transaction)."""
     rows = await session.execute(
-        select(PartnerContact.partner_id, Partner.display_name, PartnerContact.email)
+        select(PartnerContact.partner_id, Partner.display_name, PartnerContact.email, Partner.language)
         .join(Partner, Partner.id == PartnerContact.partner_id)
         .where(PartnerContact.partner_id.in_(set(partner_ids)), Partner.active.is_(True))
         .order_by(PartnerContact.id)
     )
-    found: dict[str, tuple[str, list[str]]] = {}
-    for partner_id, name, email in rows:
-        found.setdefault(partner_id, (name, []))[1].append(email)
+    found: dict[str, PartnerContacts] = {}
+    for partner_id, name, email, language in rows:
+        found.setdefault(partner_id, PartnerContacts(name, [], language)).addresses.append(email)
     return found
 
 
@@ -188,13 +199,13 @@ class PartnerConsoleRepository:
             found = await contacts_of(session, [partner_id])
         fields = {column.name: getattr(row, column.name) for column in Partner.__table__.columns}
         fields.pop("updated_at")
-        addresses = found.get(partner_id, ("", []))[1]
+        addresses = found[partner_id].addresses if partner_id in found else []
         return PartnerRecord.model_validate({**fields, "contact_email": addresses[0] if addresses else None})
 
     async def contacts(self, partner_id: str) -> list[str]:
         async with self._db.session() as session:
             found = await contacts_of(session, [partner_id])
-        return found.get(partner_id, ("", []))[1]
+        return found[partner_id].addresses if partner_id in found else []
 
     # -- leads ----------------------------------------------------------------------------------
 
@@ -234,16 +245,16 @@ class PartnerConsoleRepository:
             for partner_id, leads in sorted(by_partner.items()):
                 if partner_id not in contacts:
                     continue  # an inactive partner: its leads count as told, it gets no mail
-                name, addresses = contacts[partner_id]
+                found = contacts[partner_id]
                 leads.sort(key=lambda lead: (lead.created_at, lead.id), reverse=True)
-                await send(session, DigestBatch(partner_id, name, addresses, leads))
+                await send(session, DigestBatch(partner_id, found.name, found.addresses, leads, found.language))
                 told += len(leads)
         return told
 
     # -- the profile and the opt-in -------------------------------------------------------------
 
     async def update_profile(self, partner_id: str, profile: Profile, actor: str) -> bool:
-        """Set the partner's phone, links, trust facts and time zone; False when there is no such partner."""
+        """Set the partner's phone, links, trust facts, time zone and language (False: no such partner)."""
         values = {
             "phone": profile.phone,
             "scheduler_url": profile.scheduler_url,
@@ -254,6 +265,7 @@ class PartnerConsoleRepository:
             "hours": profile.hours,
             "guarantee": profile.guarantee,
             "time_zone": profile.time_zone,
+            "language": profile.language,
         }
         return await self._change_partner(partner_id, values, actor, "profile.update")
 

@@ -124,6 +124,7 @@ def _partner_row(record: PartnerRecord, now: datetime) -> dict[str, Any]:
         "hours": record.hours,
         "guarantee": record.guarantee,
         "time_zone": record.time_zone,
+        "language": record.language,
         "updated_at": now,
     }
 

@@ -317,8 +317,8 @@ class WebhookRepository:
             add_audit_entry(session, now, found.partner_id, "the service", "webhook.disable", detail)
             contacts = await contacts_of(session, [found.partner_id])
             if found.partner_id in contacts:
-                name, addresses = contacts[found.partner_id]
-                await notice(session, name, addresses, str(url))
+                who = contacts[found.partner_id]
+                await notice(session, who.name, who.addresses, str(url))
         return True
 
     @staticmethod

@@ -60,10 +60,18 @@ def _environment(language: str) -> Environment:
 _environments = {language: _environment(language) for language in SUPPORTED}
 
 
+def reads_in(request: Request, language: str) -> None:
+    """Note the language a signed-in reader chose in their own settings (a partner's profile): this request's
+    pages use it unless `?lang=` asks for another."""
+    request.state.reader_language = language
+
+
 def page_language(request: Request) -> str:
-    """The language of this page view: `?lang=`, else the remembered choice, else the browser's, else English."""
+    """The language of this page view: `?lang=`, else the reader's own setting (`reads_in`) or remembered
+    choice, else the browser's, else English."""
     headers = RequestHeaders.of(request.scope)
-    return choose(request.query_params.get(PARAMETER), headers.cookies().get(COOKIE), headers.accept_language)
+    remembered = getattr(request.state, "reader_language", None) or headers.cookies().get(COOKIE)
+    return choose(request.query_params.get(PARAMETER), remembered, headers.accept_language)
 
 
 def render(
