@@ -20,6 +20,7 @@ from garage_tools.registry import parse_arguments
 from garage_tools.tools.vision import (
     OFFLINE_METHOD,
     TOOL,
+    Sent,
     VerdictSeverity,
     VisionReply,
     VisualVerdict,
@@ -37,7 +38,7 @@ def decoded(data: bytes | None = None) -> DecodedImage:
 
 def offline(knowledge: Knowledge, description: str | None, data: bytes | None = None) -> VisualVerdict:
     picture = decoded(data)
-    return offline_verdict(knowledge, picture, assess(picture), description)
+    return offline_verdict(knowledge, Sent(picture, assess(picture), description))
 
 
 @pytest.mark.parametrize(
@@ -100,7 +101,7 @@ def test_offline_a_spanish_description_gets_the_verdict_in_spanish(knowledge: Kn
 
 def test_offline_without_a_description_the_hint_chooses_the_language(knowledge: Knowledge) -> None:
     picture = decoded(photo("PNG", light=25))
-    verdict = offline_verdict(knowledge, picture, assess(picture), None, ("es",))
+    verdict = offline_verdict(knowledge, Sent(picture, assess(picture), None, ("es",)))
     assert verdict.lang == "es" and verdict.part_label == "Pieza desconocida"
     assert verdict.next_steps[0].startswith("Describa lo que ve o escucha")
     assert verdict.photo.problems[0].startswith("muy oscura")
@@ -168,7 +169,7 @@ async def judge(
     knowledge: Knowledge, stub: StubVision, data: bytes | None = None, hint: str | None = None
 ) -> VisualVerdict:
     picture = decoded(data)
-    return await model_verdict(stub, knowledge, picture, assess(picture), hint)
+    return await model_verdict(stub, knowledge, Sent(picture, assess(picture), hint))
 
 
 async def test_a_model_verdict_is_checked_against_the_knowledge_base(knowledge: Knowledge) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Protocol
 from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -75,33 +76,41 @@ def _when(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _lead_lines(
-    problem: str,
-    when: datetime,
-    zip_code: str | None,
-    door_size: str | None,
-    heat: str | None,
-    name: str | None,
-    email: str | None,
-    report: str | None,
-    language: str = DEFAULT,
-) -> list[str]:
+class ToldLead(Protocol):
+    """What a notice says of a lead: a new one (`Lead`) or one from the console's list (`PartnerLead`)."""
+
+    @property
+    def created_at(self) -> datetime: ...
+    @property
+    def zip(self) -> str | None: ...
+    @property
+    def door_size(self) -> str | None: ...
+    @property
+    def lead_heat(self) -> str | None: ...
+    @property
+    def contact_name(self) -> str | None: ...
+    @property
+    def contact_email(self) -> str | None: ...
+
+
+def _lead_lines(problem: str, lead: ToldLead, report: str | None, language: str = DEFAULT) -> list[str]:
     _ = translations(language).gettext
-    heat_words = _HEAT_WORDS.get(heat or "")
+    heat_words = _HEAT_WORDS.get(lead.lead_heat or "")
     lines = aligned(
         [
             (_("What"), problem),
-            (_("Where"), _("ZIP {zip}").format(zip=zip_code or _("not known"))),
-            (_("When"), _when(when)),
-            (_("Door"), door_size or _("size not given")),
+            (_("Where"), _("ZIP {zip}").format(zip=lead.zip or _("not known"))),
+            (_("When"), _when(lead.created_at)),
+            (_("Door"), lead.door_size or _("size not given")),
         ]
     )
     lines.append(_("How soon: {heat}").format(heat=_(heat_words) if heat_words else _("not said")))
+    email = lead.contact_email
     if email:
         # Only a homeowner who agreed to be contacted by the matched pro is named here.
         lines.append(
             _("Homeowner: {name} <{email}> agreed that you may contact them.").format(
-                name=name or _("name not given"), email=email
+                name=lead.contact_name or _("name not given"), email=email
             )
         )
     if report:
@@ -119,17 +128,7 @@ def hot_lead_mail(to: str, partner_name: str, lead: Lead, problem: str, language
         "",
         _("A homeowner near you needs a garage door pro now."),
         "",
-        *_lead_lines(
-            problem,
-            lead.created_at,
-            lead.zip,
-            lead.door_size,
-            lead.lead_heat,
-            lead.contact_name,
-            lead.contact_email,
-            report_link(lead.base_url, lead.report_id),
-            language,
-        ),
+        *_lead_lines(problem, lead, report_link(lead.base_url, lead.report_id), language),
     ]
     if lead.base_url:
         lines += ["", _("See all your leads and your offers: {link}").format(link=f"{lead.base_url}{CONSOLE_PATH}")]
@@ -173,17 +172,8 @@ def digest_mail(to: str, batch: DigestBatch, base_url: str | None, words: Proble
 def _digest_lines(lead: PartnerLead, base_url: str | None, words: ProblemWords, language: str) -> list[str]:
     _ = translations(language).gettext
     found = words.get(language) or words.get(DEFAULT) or {}
-    return _lead_lines(
-        found.get(lead.issue or "") or _(NOT_SAID),
-        lead.created_at,
-        lead.zip,
-        lead.door_size,
-        lead.lead_heat,
-        lead.contact_name,
-        lead.contact_email,
-        report_link(base_url, lead.report_id),
-        language,
-    )
+    problem = found.get(lead.issue or "") or _(NOT_SAID)
+    return _lead_lines(problem, lead, report_link(base_url, lead.report_id), language)
 
 
 class LeadNotices:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 
 from pydantic import BaseModel, Field
@@ -196,15 +197,21 @@ def advice(
     return steps
 
 
-def offline_verdict(
-    knowledge: Knowledge,
-    photo: DecodedImage,
-    quality: PhotoQuality,
-    description: str | None,
-    hints: Sequence[str | None] = (),
-) -> VisualVerdict:
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """What the homeowner sent: the photo and its measured quality, their words, and hints of their language
+    (the `lang` argument, then Accept-Language)."""
+
+    photo: DecodedImage
+    quality: PhotoQuality
+    description: str | None = None
+    hints: Sequence[str | None] = ()
+
+
+def offline_verdict(knowledge: Knowledge, sent: Sent) -> VisualVerdict:
     """The verdict without a vision model: the photo's quality, and what the description says."""
-    language, found = verdict_language(knowledge, description, hints)
+    photo, quality, description = sent.photo, sent.quality, sent.description
+    language, found = verdict_language(knowledge, description, sent.hints)
     _ = translations(language.code).gettext
     text = (description or "").strip()
     match = found[0] if found else None
@@ -271,16 +278,10 @@ def offline_verdict(
     )
 
 
-async def model_verdict(
-    vision: VisionModel,
-    knowledge: Knowledge,
-    photo: DecodedImage,
-    quality: PhotoQuality,
-    description: str | None,
-    hints: Sequence[str | None] = (),
-) -> VisualVerdict:
+async def model_verdict(vision: VisionModel, knowledge: Knowledge, sent: Sent) -> VisualVerdict:
     """The verdict of a vision model, checked against the knowledge base before it is returned."""
-    language, _found = verdict_language(knowledge, description, hints)
+    photo, quality, description = sent.photo, sent.quality, sent.description
+    language, _found = verdict_language(knowledge, description, sent.hints)
     _ = translations(language.code).gettext
     image, mime_type = await asyncio.to_thread(for_model, photo)
     reply = await vision.analyse_json(
@@ -375,10 +376,10 @@ async def visual_diagnose(args: VisualDiagnoseInput, ctx: ToolContext) -> Visual
     photo = await load_image(args.image, args.image_url)
     quality = await asyncio.to_thread(assess, photo)
     vision = ctx.data.models.vision if ctx.data is not None else None
-    hints = (args.lang, *ctx.languages)
+    sent = Sent(photo, quality, args.description, (args.lang, *ctx.languages))
     if vision is None:
-        return offline_verdict(ctx.knowledge, photo, quality, args.description, hints)
-    return await model_verdict(vision, ctx.knowledge, photo, quality, args.description, hints)
+        return offline_verdict(ctx.knowledge, sent)
+    return await model_verdict(vision, ctx.knowledge, sent)
 
 
 TOOL = Tool(
