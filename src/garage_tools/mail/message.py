@@ -48,11 +48,10 @@ def new_message_id(domain: str) -> str:
     return f"<{uuid.uuid4()}@{domain}>"
 
 
-@dataclass(frozen=True, slots=True)
-class QueuedMail:
-    """A message (or webhook delivery) a worker has claimed: its content plus what it needs to report back."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoredContent:
+    """A stored message's content and history, as both the worker (`QueuedMail`) and `mail latest` read it."""
 
-    id: int
     message_id: str
     to: str
     subject: str
@@ -61,6 +60,13 @@ class QueuedMail:
     kind: str
     attempts: int
     created_at: datetime
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QueuedMail(StoredContent):
+    """A message (or webhook delivery) a worker has claimed: its content plus what it needs to report back."""
+
+    id: int
     claim_token: str
     channel: str = "mail"  # or "webhook": then `endpoint_id` says where, `subject` is the event, `text` the body
     endpoint_id: str | None = None

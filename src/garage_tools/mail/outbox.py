@@ -12,11 +12,12 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import and_, case, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from garage_tools.mail.message import Mail, QueuedMail, new_message_id
+from garage_tools.mail.message import Mail, QueuedMail, StoredContent, new_message_id
 from garage_tools.settings import Settings
 from garage_tools.store.database import Database
 from garage_tools.store.models import WEBHOOK_CHANNEL, OutboxMessage
@@ -97,33 +98,32 @@ class OutboxSummary:
     dead: list[DeadMessage]
 
 
-@dataclass(frozen=True, slots=True)
-class StoredMail:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoredMail(StoredContent):
     """A message as stored, for `mail latest`."""
 
-    message_id: str
-    to: str
-    subject: str
-    text: str
-    html: str | None
-    kind: str
     status: str
-    attempts: int
-    created_at: datetime
     sent_at: datetime | None
+
+
+def _content(row: OutboxMessage) -> dict[str, Any]:
+    """The row's columns under the names `StoredContent` gives them."""
+    return {
+        "message_id": row.message_id,
+        "to": row.to_address,
+        "subject": row.subject,
+        "text": row.text_body,
+        "html": row.html_body,
+        "kind": row.kind,
+        "attempts": row.attempts,
+        "created_at": as_utc(row.created_at),
+    }
 
 
 def _queued(row: OutboxMessage, token: str) -> QueuedMail:
     return QueuedMail(
+        **_content(row),
         id=row.id,
-        message_id=row.message_id,
-        to=row.to_address,
-        subject=row.subject,
-        text=row.text_body,
-        html=row.html_body,
-        kind=row.kind,
-        attempts=row.attempts,
-        created_at=as_utc(row.created_at),
         claim_token=token,
         channel=row.channel,
         endpoint_id=row.endpoint_id,
@@ -309,15 +309,4 @@ class Outbox:
             )
             if row is None:
                 return None
-            return StoredMail(
-                message_id=row.message_id,
-                to=row.to_address,
-                subject=row.subject,
-                text=row.text_body,
-                html=row.html_body,
-                kind=row.kind,
-                status=row.status,
-                attempts=row.attempts,
-                created_at=as_utc(row.created_at),
-                sent_at=as_utc(row.sent_at) if row.sent_at else None,
-            )
+            return StoredMail(**_content(row), status=row.status, sent_at=as_utc(row.sent_at) if row.sent_at else None)
