@@ -11,6 +11,7 @@ sandboxed frame exactly as on a contractor's site.
 from __future__ import annotations
 
 import functools
+import hashlib
 import html
 import http.server
 import io
@@ -39,6 +40,7 @@ from garage_tools.knowledge.labs import (
     Lab,
 )
 from garage_tools.knowledge.loader import load_knowledge
+from garage_tools.web.pages import STATIC
 from tests.conftest import LiveServer
 from tests.e2e.test_docs_pages import BROWSER_ACCEPT, parse
 
@@ -115,6 +117,11 @@ def headline_figures(scope: Any) -> dict[str, str]:
         ]))"""
     )
     return figures
+
+
+def script_version(name: str) -> str:
+    """The `?v=` a lab page puts on the script `name`: the first 12 hex digits of the SHA-256 of its bytes."""
+    return hashlib.sha256((STATIC / "labs" / name).read_bytes()).hexdigest()[:12]
 
 
 def embed_on_contractor_site(live_server: LiveServer, folder: Path, slug: str) -> str:
@@ -264,8 +271,8 @@ def test_a_lab_page_has_its_text_sections_with_anchors_and_its_widget(api: httpx
         assert f'href="#{section.anchor}"' in body  # the visible link to the section
     assert f'id="lab-interactive" data-slug="{slug}"' in body
     assert [s["src"] for s in page.scripts] == [
-        "/static/labs/lab-kit.js",
-        f"/static/labs/{slug}.js",
+        f"/static/labs/lab-kit.js?v={script_version('lab-kit.js')}",
+        f"/static/labs/{slug}.js?v={script_version(f'{slug}.js')}",
         "/static/snippet.js",
     ]
     assert all("defer" in script for script in page.scripts)

@@ -117,6 +117,17 @@ class PreviewFiles:
         return cached
 
 
+def versioned(url: str) -> str:
+    """A script's `/static/...` URL with the hash of its bytes as `?v=`, as the built assets carry.
+
+    The lab scripts call helpers of lab-kit.js, and /static sends no Cache-Control, so a browser may reuse a cached
+    copy without asking: a new lab script beside the kit it cached before a deploy would find a helper missing and
+    leave the widget empty. A changed file gets a new URL, so the pair a page names is always fetched together.
+    """
+    body = (STATIC / url.removeprefix("/static/")).read_bytes()
+    return f"{url}?v={BuiltAsset(body, 'text/javascript; charset=utf-8').fingerprint}"
+
+
 def frameable(response: Response) -> Response:
     """`response` with the lab pages' headers: any site may frame it."""
     del response.headers["X-Frame-Options"]
@@ -131,6 +142,9 @@ class LabPages:
         self.rendered = {lab.slug: RenderedLab.of(lab) for lab in labs}
         self.access = access
         self.previews = previews
+        # read once at start-up, as the files change only with a deploy
+        self.kit = versioned("/static/labs/lab-kit.js")
+        self.scripts = {lab.slug: versioned(f"/static/labs/{lab.slug}.js") for lab in labs}
 
     def _base(self, request: Request) -> str:
         return self.access.base_url(request.scope)
@@ -161,7 +175,8 @@ class LabPages:
             "preview": preview_url(base, slug) if self.previews.exists(slug) else None,
             "preview_width": PREVIEW_WIDTH,
             "preview_height": PREVIEW_HEIGHT,
-            "script": f"/static/labs/{slug}.js",
+            "kit": self.kit,
+            "script": self.scripts[slug],
             "snippet": lab_embed(rendered.lab, base).iframe_html,
         }
         return frameable(render(request, "labs/lab.html", context))
