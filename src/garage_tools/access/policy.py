@@ -6,7 +6,7 @@ surface; the pages use its base URL, client addresses and limits.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from starlette.types import Receive, Scope
 
@@ -20,14 +20,23 @@ from garage_tools.access.limits import Limits, Per
 from garage_tools.access.oauth import OAuthService
 from garage_tools.access.oauth_resources import RESOURCE_OF_SURFACE
 from garage_tools.access.origins import OriginPolicy, origin_of
-from garage_tools.access.ratelimit import Decision, Policy, RateLimiter
+from garage_tools.access.ratelimit import Decision, LimitReached, Policy, RateLimiter
 from garage_tools.access.usage import UsageCounter
-from garage_tools.errors import InvalidKey, RateLimited
+from garage_tools.errors import InvalidKey, RateLimited, ServiceError
 from garage_tools.headers import RequestHeaders
 from garage_tools.inputs import check_body
 from garage_tools.key_format import EXAMPLE
 
 _TIER_NAMES = {tier: tier.value for tier in Tier}  # enum attribute access is slow on the hot path
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """What a call offers the browser challenge: the token it carried (None: none) and the service's base URL
+    (a page of the service itself is never challenged)."""
+
+    token: object
+    base_url: str
 
 
 class Access:
@@ -158,6 +167,27 @@ class Access:
             caller = replace(caller, reservation=decision.reservation)
         return decision, caller
 
+    async def admit_call(
+        self, caller: Caller, tool: str, challenge: Challenge | None = None
+    ) -> tuple[Decision, Caller]:
+        """The one door of a tool call, whatever the surface (REST, MCP, the pages' own form posts): the caller's
+        credential holds, the call fits its plan's limits and the tool's usage cap (`count_call`: a unit reserved,
+        which `invoke` settles), and a browser that must passes the `challenge` (MCP offers none: browser pages
+        reach it only from origins the operator admitted). Raises the refusal: `LimitReached` for a full limit;
+        a refused challenge gives back the reservation, the tool will not run, and says what the call counted."""
+        caller.refuse_bad_credential()
+        decision, caller = await self.count_call(caller, tool)
+        if not decision.allowed:
+            raise LimitReached(decision)
+        if challenge is not None and self.needs_challenge(caller):
+            try:
+                await self.challenge_browser(caller, challenge.token, challenge.base_url)
+            except ServiceError as error:
+                await give_back_unsettled(caller)
+                error.headers.update(decision.header_fields())
+                raise
+        return decision, caller
+
     def needs_challenge(self, caller: Caller) -> bool:
         """A browser caller without a key, while the challenge is on (its origin is checked next)."""
         return self.challenge.enabled and caller.origin is not None and not caller.has_bearer
@@ -174,3 +204,11 @@ class Access:
         if not self.challenges(caller.origin, base_url):
             return
         await self.challenge.verify(token if isinstance(token, str) else None, remote_ip=caller.ip)
+
+
+async def give_back_unsettled(caller: Caller) -> None:
+    """Give back a usage-cap reservation `invoke` did not settle: the call ended before the tool ran (a challenge
+    refused, the MCP SDK answered the message itself, an unsupported protocol revision, a page's call that
+    failed first)."""
+    if caller.reservation is not None:
+        await caller.reservation.give_back()

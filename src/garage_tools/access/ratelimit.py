@@ -172,6 +172,21 @@ class Decision:
         return RateLimited(f"{wait}; {advice}" if advice else f"{wait}.", headers=self.header_fields())
 
 
+class LimitReached(RateLimited):
+    """A call refused by a full limit: its 429, with the decision, so a page can say which limit it was."""
+
+    def __init__(self, decision: Decision) -> None:
+        refused = decision.error()
+        super().__init__(refused.message, headers=refused.headers)
+        self.decision = decision
+        self.full = tuple(state.window.name for state in decision.states if state.remaining <= 0)
+        self.retry_after = decision.retry_after
+
+    def of_cap(self, cap: str) -> bool:
+        """Whether a tool's usage cap (e.g. `photos`) is among the full windows."""
+        return any(name.startswith(f"{cap}-") for name in self.full)
+
+
 #: One window to count in: (counter key, limit, window seconds).
 Slot = tuple[str, int, int]
 #: What `take` answers: allowed, the (count, seconds left) of each slot, and when each slot's window ends, on the

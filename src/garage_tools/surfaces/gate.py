@@ -34,8 +34,8 @@ from garage_tools.access.caller import Caller
 from garage_tools.access.challenge import CHALLENGE_FIELD, MAX_TOKEN_LENGTH
 from garage_tools.access.oauth import SCOPE
 from garage_tools.access.oauth_resources import RESOURCE_OF_SURFACE, resource_metadata_url
-from garage_tools.access.policy import Access
-from garage_tools.access.ratelimit import Decision
+from garage_tools.access.policy import Access, Challenge, give_back_unsettled
+from garage_tools.access.ratelimit import Decision, LimitReached
 from garage_tools.errors import (
     FieldProblem,
     HostNotAllowed,
@@ -110,7 +110,7 @@ class Gate:
         except ClientDisconnect:
             return
         await self.surface(request, send)
-        await _give_back_unsettled(request.caller)
+        await give_back_unsettled(request.caller)
 
     #: The OAuth resource this gate's endpoint is (`access/oauth.py`), if an access token may be used on it.
     resource_path: str | None = None
@@ -147,24 +147,15 @@ class RestGate(Gate):
             )
         headers = RequestHeaders.of(scope)
         caller = await access.identify(scope, headers, self.caller_surface)
-        caller.refuse_bad_credential()
+        caller.refuse_bad_credential()  # before the body is read: a bad key is refused whatever it sends
         if headers.content_type is not None and not is_json_media_type(headers.content_type):
             raise UnsupportedMediaType("Send the request body as JSON with 'Content-Type: application/json'.")
         body = await access.read_body(receive, headers, tool.max_body_bytes)
         arguments = parse_object(body)
         token = arguments.pop(CHALLENGE_FIELD, None)
         _check_token_shape(token)
-        decision, caller = await access.count_call(caller, tool.name)
-        if not decision.allowed:
-            raise decision.error()
         base = access.base_url(scope)
-        if access.needs_challenge(caller):
-            try:
-                await access.challenge_browser(caller, token, base)
-            except ServiceError as error:
-                await _give_back_unsettled(caller)  # the tool will not run: it used none of its cap
-                error.headers.update(decision.header_fields())  # but the call was counted: say how much is left
-                raise
+        decision, caller = await access.admit_call(caller, tool.name, Challenge(token, base))
         return Admitted(
             scope=scope,
             receive=receive,
@@ -251,26 +242,16 @@ class McpGate(Gate):
         note_tool(call)  # for the request metrics: on MCP only the body names the tool
         try:
             caller.refuse_bad_credential()  # public /mcp refuses a bad key here, at the tool call
+            if request.tool is not None and len(body) > request.tool.max_body_bytes + MCP_ENVELOPE_BYTES:
+                raise PayloadTooLarge(
+                    f"The arguments are over {request.tool.max_body_bytes} bytes, the most {call} accepts."
+                )
+            request.limits, request.caller = await access.admit_call(caller, call)
+        except LimitReached as refused:
+            request.limits, request.denial = refused.decision, refused
         except ServiceError as refused:
             request.denial = refused
-            return request
-        if request.tool is not None and len(body) > request.tool.max_body_bytes + MCP_ENVELOPE_BYTES:
-            request.denial = PayloadTooLarge(
-                f"The arguments are over {request.tool.max_body_bytes} bytes, the most {call} accepts."
-            )
-            return request
-        decision, request.caller = await access.count_call(caller, call)
-        request.limits = decision
-        if not decision.allowed:
-            request.denial = decision.error()
         return request
-
-
-async def _give_back_unsettled(caller: Caller) -> None:
-    """Give back a usage-cap reservation `invoke` did not settle: the call ended before the tool ran (a challenge
-    refused, the MCP SDK answered the message itself, an unsupported protocol revision)."""
-    if caller.reservation is not None:
-        await caller.reservation.give_back()
 
 
 def unsupported_protocol_version(headers: RequestHeaders) -> str | None:

@@ -23,6 +23,7 @@ from starlette.routing import BaseRoute, Route
 
 from garage_tools.access.caller import Caller
 from garage_tools.access.policy import Access
+from garage_tools.access.ratelimit import LimitReached
 from garage_tools.errors import ServiceError
 from garage_tools.imaging import MAX_IMAGE_BYTES
 from garage_tools.languages import SUPPORTED
@@ -30,7 +31,7 @@ from garage_tools.registry import Registry
 from garage_tools.services import Services
 from garage_tools.tools.cost import parse_door_size
 from garage_tools.web.forms import DoubleSubmit, PhotoForm, Refused, check_origin, read_form, read_photo_form
-from garage_tools.web.page_tools import LimitReached, PageTools
+from garage_tools.web.page_tools import PageTools
 from garage_tools.web.pages import page_language, render
 from garage_tools.web.results import fill, load_words, symptom_chips
 from garage_tools.web.translations import translate_words

@@ -1,10 +1,11 @@
 """Tool calls made by the service's own pages when JavaScript did not run (plain form posts).
 
 The pages are clients of the REST API: their script calls `POST /api/v1/<tool>`. Without it, a form
-posts to the page and the server makes the same calls here, under the same access decision as REST:
-the caller is identified by `Access.identify`, counted against the tier's limits and the tool's usage
-cap in one step by `Access.count_call`, refused with that decision's own 429, and the call runs through
-`invoke`, which settles the usage-cap reservation by the outcome (registry.py `UsageCap`). So a photo
+posts to the page and the server makes the same calls here, through the same door as REST and MCP:
+the caller is identified by `Access.identify` and admitted by `Access.admit_call` (its credential, the
+tier's limits and the tool's usage cap in one step, the challenge, which a page of the service itself
+never meets), refused with `LimitReached`, and the call runs through `invoke`, which settles the
+usage-cap reservation by the outcome (registry.py `UsageCap`). So a photo
 sent from the form and one sent to REST come out of the same daily cap, and a refused photo is given
 back in both. Nothing here decides a limit itself.
 """
@@ -17,29 +18,14 @@ from typing import Any
 from starlette.requests import Request
 
 from garage_tools.access.caller import Caller
-from garage_tools.access.policy import Access
+from garage_tools.access.policy import Access, Challenge, give_back_unsettled
 from garage_tools.access.ratelimit import Decision
-from garage_tools.errors import RateLimited
 from garage_tools.headers import RequestHeaders
 from garage_tools.registry import Registry, dump, invoke
 from garage_tools.services import Services
 
 #: How leads and logs name calls made by the pages' forms (REST calls from their script say `rest`).
 SURFACE = "web"
-
-
-class LimitReached(RateLimited):
-    """A refused call, with the windows that were full, so a page can say which limit it was."""
-
-    def __init__(self, decision: Decision) -> None:
-        refused = decision.error()
-        super().__init__(refused.message, headers=refused.headers)
-        self.full = tuple(state.window.name for state in decision.states if state.remaining <= 0)
-        self.retry_after = decision.retry_after
-
-    def of_cap(self, cap: str) -> bool:
-        """Whether a tool's usage cap (e.g. `photos`) is among the full windows."""
-        return any(name.startswith(f"{cap}-") for name in self.full)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,17 +52,13 @@ class PageTools:
 
     async def call(self, request: Request, caller: Caller, name: str, arguments: dict[str, Any]) -> Called:
         """Run tool `name` for the page: count it, refuse it when over a limit, else invoke it."""
-        tool = self.registry.get(name)
-        decision, counted = await self.access.count_call(caller, tool.name)
-        if not decision.allowed:
-            raise LimitReached(decision)
-        base_url = self.access.base_url(request.scope)
+        tool, base_url = self.registry.get(name), self.access.base_url(request.scope)
+        decision, counted = await self.access.admit_call(caller, tool.name, Challenge(None, base_url))
         context = self.services.tool_context(
             counted, base_url, accept_language=RequestHeaders.of(request.scope).accept_language
         )
         try:
             result = await invoke(self.registry, name, arguments, context)
         finally:
-            if counted.reservation is not None:  # settled by invoke; a no-op unless it never got that far
-                await counted.reservation.give_back()
+            await give_back_unsettled(counted)  # settled by invoke; a no-op unless it never got that far
         return Called(dump(result), decision)

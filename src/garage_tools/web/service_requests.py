@@ -22,6 +22,7 @@ from starlette.routing import BaseRoute, Route
 
 from garage_tools.access.caller import Caller
 from garage_tools.access.policy import Access
+from garage_tools.access.ratelimit import LimitReached
 from garage_tools.errors import ServiceError
 from garage_tools.languages import SUPPORTED
 from garage_tools.partners.request_mail import status_url, when_words, zone_of
@@ -31,7 +32,7 @@ from garage_tools.store.inspections import InspectionRepository
 from garage_tools.store.service_requests import RequestNotFound, Status, StoredRequest, TransitionRefused
 from garage_tools.tools.inspection.report import REPORT_ID
 from garage_tools.web.forms import DoubleSubmit, Refused, check_origin, read_form
-from garage_tools.web.page_tools import LimitReached, PageTools
+from garage_tools.web.page_tools import PageTools
 from garage_tools.web.pages import page_language, render
 from garage_tools.web.translations import short_day, translate_words
 

@@ -14,12 +14,13 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from garage_tools.access.policy import Access
+from garage_tools.access.ratelimit import LimitReached
 from garage_tools.errors import ServiceError
 from garage_tools.knowledge.checklist import REFERENCE_PHOTO_ITEM_IDS
 from garage_tools.knowledge.schemas import Budget, DoorType
 from garage_tools.registry import Registry
 from garage_tools.services import Services
-from garage_tools.web.page_tools import LimitReached, PageTools
+from garage_tools.web.page_tools import PageTools
 from garage_tools.web.pages import page_language, render
 from garage_tools.web.results import fill, load_words
 from garage_tools.web.translations import N_, translate_words
