@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from standardwebhooks.webhooks import Webhook
 
 from garage_tools import __version__
+from garage_tools.languages import N_
 from garage_tools.mail.message import Mail, QueuedMail
 from garage_tools.mail.outbox import Answer, Outbox
 from garage_tools.mail.transports import PermanentFailure
@@ -50,7 +51,15 @@ SNIPPET = 500  # characters of an endpoint's answer kept in the delivery log
 
 
 class EndpointRefused(ValueError):
-    """An endpoint URL the guard will not deliver to; the message says why in plain words."""
+    """An endpoint URL the guard will not deliver to; the message says why in plain words.
+
+    `message` is marked for the gettext catalog and names its `values` in `{braces}`, so a page can say it in
+    its reader's language (the console's Webhooks page); `str()` is the English with the values in it."""
+
+    def __init__(self, message: str, **values: object) -> None:
+        super().__init__(message.format(**values))
+        self.message = message
+        self.values = values
 
 
 class WebhookFailed(Exception):
@@ -78,30 +87,32 @@ async def check_endpoint_url(url: str, rules: EndpointRules) -> tuple[httpx.URL,
     """The URL parsed and the address to deliver to, or `EndpointRefused` saying what is wrong with it."""
     text = url.strip()
     if not text or len(text) > MAX_URL or any(not c.isprintable() or c.isspace() for c in text):
-        raise EndpointRefused(f"Enter one web address of at most {MAX_URL} characters, with no spaces.")
+        raise EndpointRefused(N_("Enter one web address of at most {limit} characters, with no spaces."), limit=MAX_URL)
     try:
         parsed = httpx.URL(text)
     except (httpx.InvalidURL, ValueError):
-        raise EndpointRefused("That is not a web address.") from None
+        raise EndpointRefused(N_("That is not a web address.")) from None
     if parsed.scheme not in ("https", "http") or not parsed.host:
-        raise EndpointRefused("The address must start with https:// and name a host.")
+        raise EndpointRefused(N_("The address must start with https:// and name a host."))
     if parsed.userinfo:
-        raise EndpointRefused("The address may not carry a user name or password; use the signing secret instead.")
+        raise EndpointRefused(N_("The address may not carry a user name or password; use the signing secret instead."))
     port = parsed.port or (443 if parsed.scheme == "https" else 80)
     try:
         addresses = await resolve(parsed.raw_host.decode("ascii"), port, rules.resolver)
     except Unresolvable:
-        raise EndpointRefused(f"The host {parsed.host} could not be found.") from None
+        raise EndpointRefused(N_("The host {host} could not be found."), host=parsed.host) from None
     if addresses and all(in_networks(address, rules.allow) for address in addresses):
         return parsed, addresses[0]  # the operator's own network: http and any port allowed
     if parsed.scheme != "https":
-        raise EndpointRefused("The address must start with https://.")
+        raise EndpointRefused(N_("The address must start with https://."))
     if port != 443:
-        raise EndpointRefused("The address must use the standard https port (443).")
+        raise EndpointRefused(N_("The address must use the standard https port (443)."))
     if not addresses or not all(is_public_address(a) or in_networks(a, rules.allow) for a in addresses):
         raise EndpointRefused(
-            "That address leads to a private, local or otherwise non-public network; events are only sent to "
-            "public https addresses."
+            N_(
+                "That address leads to a private, local or otherwise non-public network; events are only sent to "
+                "public https addresses."
+            )
         )
     return parsed, addresses[0]
 

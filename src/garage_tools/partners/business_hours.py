@@ -12,6 +12,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from babel.dates import get_day_names
+
+from garage_tools.catalogs import translations
+from garage_tools.languages import DEFAULT
+
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 ALWAYS = "always"
 _SETTING = re.compile(
@@ -55,14 +60,19 @@ class BusinessHours:
             raise ValueError(f"business hours: {text!r} closes before it opens")
         return cls(days, opens, closes)
 
-    def words(self) -> str:
-        """The hours as a partner reads them: "Mon-Sat 08:00-18:00 local time", or "every hour counts"."""
+    def words(self, language: str = DEFAULT) -> str:
+        """The hours as a partner reads them in `language`: "Mon-Sat 08:00-18:00 local time", or "every hour
+        counts"."""
+        _ = translations(language).gettext
         if self.days is None:
-            return "every hour counts"
+            return _("every hour counts")
         ordered = sorted(self.days)
-        names = [DAYS[d].title() for d in ordered]
+        day_names = get_day_names("abbreviated", locale=language)  # 0 = Monday, as `days`
+        names = [str(day_names[d]).rstrip(".").title() for d in ordered]
         span = names[0] if len(names) == 1 else f"{names[0]}-{names[-1]}"
-        return f"{span} {self.opens:%H:%M}-{self.closes:%H:%M} local time"
+        return _("{days} {opens}-{closes} local time").format(
+            days=span, opens=f"{self.opens:%H:%M}", closes=f"{self.closes:%H:%M}"
+        )
 
     def deadline(self, start: datetime, hours: float, zone: ZoneInfo) -> datetime:
         """The moment (UTC) `hours` of business time after `start`, counted in `zone`'s local time."""

@@ -26,12 +26,13 @@ from garage_tools.access.tokens import new_secret, tokens_match
 from garage_tools.errors import InvalidText, PayloadTooLarge, RequestTimeout
 from garage_tools.headers import RequestHeaders
 from garage_tools.inputs import holdable
+from garage_tools.languages import N_
 
 log = logging.getLogger(__name__)
 
 MAX_FORM_BYTES = 4096
 MAX_FORM_FIELDS = 10  # enough for any sign-in or key form; a page with more says so
-FORGED = "This form did not come from this site, or it has gone stale. Go back, reload the page and try again."
+FORGED = N_("This form did not come from this site, or it has gone stale. Go back, reload the page and try again.")
 SEND_FROM_PAGE = "Send this form from the page."
 UNREADABLE = "The form could not be read."
 UNHOLDABLE = "The form holds a character we cannot keep (such as a control character). Remove it and send it again."

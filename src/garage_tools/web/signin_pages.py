@@ -19,12 +19,14 @@ from garage_tools.access.policy import Access
 from garage_tools.access.tokens import tokens_match
 from garage_tools.errors import ServiceError
 from garage_tools.headers import RequestHeaders
+from garage_tools.languages import N_
 from garage_tools.web.forms import FORGED, MAX_FORM_FIELDS, DoubleSubmit, Refused, check_origin, read_form
 from garage_tools.web.pages import render
 from garage_tools.web.signin import SESSION_LIFETIME, Session, SignedIn, SignIn
 
 NO_STORE = {"Cache-Control": "no-store"}
-SIGNED_OUT = "You are signed out (the session ended or expired). Sign in again to continue."
+#: Marked for the catalog: a message page translates what it shows (`partners/message.html`).
+SIGNED_OUT = N_("You are signed out (the session ended or expired). Sign in again to continue.")
 
 Owner = TypeVar("Owner")
 Handler = Callable[[Owner, Request], Awaitable[Response]]
@@ -39,10 +41,10 @@ def as_pages(message_template: str) -> Callable[[Handler[Owner]], Handler[Owner]
             try:
                 return await handler(owner, request)
             except Refused as refused:
-                context = {"title": "Not done", "message": refused.message}
+                context = {"title": N_("Not done"), "message": refused.message}
                 return render(request, message_template, context, status=refused.status, headers=NO_STORE)
             except ServiceError as error:
-                context = {"title": "Please try again shortly", "message": error.message}
+                context = {"title": N_("Please try again shortly"), "message": error.message}
                 headers = {**NO_STORE, **error.headers}
                 return render(request, message_template, context, status=error.status, headers=headers)
 

@@ -8,6 +8,7 @@ says where to advertise, and what to stock. No person is named or counted twice 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 from garage_tools.store.referrals import ReferralRepository
@@ -16,15 +17,19 @@ DEMAND_DAYS = 7
 DEMAND_SHOWN = 10
 
 
+@dataclass(frozen=True, slots=True)
+class Demand:
+    """One line of the demand list: how many homeowners, where (a ZIP code, if known), looking for what (a
+    problem in words, or None: any garage door pro). The page says it as a sentence in its language."""
+
+    homeowners: int
+    zip: str | None
+    problem: str | None
+
+
 async def demand_lines(
     referrals: ReferralRepository, partner_id: str, problem: Callable[[str | None], str], today: date
-) -> list[str]:
-    """The last `DEMAND_DAYS` days' searches that found the partner, most first, in plain sentences."""
+) -> list[Demand]:
+    """The last `DEMAND_DAYS` days' searches that found the partner, most first; `problem` names an issue key."""
     found = await referrals.demand(partner_id, today - timedelta(days=DEMAND_DAYS - 1), limit=DEMAND_SHOWN)
-    lines = []
-    for row in found:
-        who = "1 homeowner" if row.homeowners == 1 else f"{row.homeowners} homeowners"
-        where = f"in {row.zip}" if row.zip else "near you"
-        what = f"help with “{problem(row.issue)}”" if row.issue else "a garage door pro"
-        lines.append(f"{who} {where} looked for {what}")
-    return lines
+    return [Demand(row.homeowners, row.zip or None, problem(row.issue) if row.issue else None) for row in found]

@@ -23,7 +23,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from garage_tools.access.policy import Access
-from garage_tools.knowledge.directory import PartnerRecord, PromotionRecord, ServiceType
+from garage_tools.knowledge.directory import PartnerRecord, PromotionRecord
 from garage_tools.mail.webhooks import EndpointRules
 from garage_tools.observability.redaction import redact_paths_in_access_log
 from garage_tools.partners.notices import problem_words, report_link
@@ -33,15 +33,17 @@ from garage_tools.store.partners import LeadSource
 from garage_tools.store.portal import PortalRepository
 from garage_tools.store.referrals import ReferralRepository
 from garage_tools.web.forms import Refused
-from garage_tools.web.pages import render
+from garage_tools.web.pages import page_language, reads_in, render
 from garage_tools.web.partners.demand import DEMAND_DAYS, demand_lines
 from garage_tools.web.partners.forms import (
     AS_BEFORE,
     HEATS,
     MAX_FIELDS,
+    READING_LANGUAGES,
     SERVICE_WORDS,
     TIME_ZONES,
     new_promotion_id,
+    promotion_values,
     read_lead_filter,
     read_profile,
     read_promotion,
@@ -50,8 +52,10 @@ from garage_tools.web.partners.mail import partner_link_mail
 from garage_tools.web.partners.requests import request_routes
 from garage_tools.web.partners.spreadsheet import spreadsheet_cells
 from garage_tools.web.partners.webhooks import webhook_routes
+from garage_tools.web.partners.words import refresh_words
 from garage_tools.web.signin import LINK_LIFETIME, PARTNERS, Session, SignedIn, SignIn, normalise_email
 from garage_tools.web.signin_pages import NO_STORE, SIGNED_OUT, SignInPages, as_pages
+from garage_tools.web.translations import N_
 
 log = logging.getLogger(__name__)
 
@@ -119,10 +123,10 @@ class Console:
             return self.pages.with_form_token(request, "partners/sign_in.html", {})
         wanted, problems = read_lead_filter(dict(request.query_params))
         leads = await self.store.leads(me.id, wanted, limit=LEADS_SHOWN)
-        today = datetime.now(UTC).date()
+        today, language = datetime.now(UTC).date(), page_language(request)
         context = {
             "me": me,
-            "demand": await demand_lines(self.referrals, me.id, self.notices.problem, today),
+            "demand": await demand_lines(self.referrals, me.id, lambda key: self.notices.problem(key, language), today),
             "demand_days": DEMAND_DAYS,
             "leads": [self._lead_view(request, lead) for lead in leads],
             "shown": LEADS_SHOWN,
@@ -139,11 +143,13 @@ class Console:
         email = normalise_email(form.get("email", ""))
         if email is None:
             typed = "".join(c for c in form.get("email", "") if c.isprintable())
-            context = {"error": "Enter the e-mail address we have for your business.", "email": typed}
+            context = {"error": N_("Enter the e-mail address we have for your business."), "email": typed}
             return self.pages.with_form_token(request, "partners/sign_in.html", context, status=400)
-        confirm = f"{self._base_url(request)}{CONFIRM_PATH}"
+        confirm, language = f"{self._base_url(request)}{CONFIRM_PATH}", page_language(request)
         self.sign_in.request_link_later(
-            email, self.access.client_ip(request.scope), lambda token: partner_link_mail(email, confirm + token)
+            email,
+            self.access.client_ip(request.scope),
+            lambda token: partner_link_mail(email, confirm + token, language=language),
         )
         # The same answer whether the address is a partner's, unknown or throttled.
         return RedirectResponse(f"{HOME}/sign-in/sent", status_code=303)
@@ -199,9 +205,9 @@ class Console:
     def _lead_view(self, request: Request, lead: PartnerLead) -> dict[str, Any]:
         return {
             "lead": lead,
-            "heat": HEATS.get(lead.lead_heat or "", "Not said"),
-            "problem": self.notices.problem(lead.issue),
-            "source": "Inspection report" if lead.source is LeadSource.INSPECTION else "Request for a pro",
+            "heat": HEATS.get(lead.lead_heat or "", N_("Not said")),
+            "problem": self.notices.problem(lead.issue, page_language(request)),
+            "source": N_("Inspection report") if lead.source is LeadSource.INSPECTION else N_("Request for a pro"),
             "report": report_link(self._base_url(request), lead.report_id),
         }
 
@@ -213,7 +219,7 @@ class Console:
         if me is None:
             return RedirectResponse(HOME, status_code=303)
         saved = request.query_params.get("saved") == "1"
-        return self._profile_page(request, me, notice="Saved." if saved else None)
+        return self._profile_page(request, me, notice=N_("Saved.") if saved else None)
 
     @_page
     async def save_profile(self, request: Request) -> Response:
@@ -245,9 +251,11 @@ class Console:
             "hours": partner.hours or "",
             "guarantee": partner.guarantee or "",
             "time_zone": partner.time_zone or "",
+            "language": partner.language,
         }
         context = {"me": me, "values": values, "problems": problems or {}, "notice": notice,
-                   "refresh": self._refresh_words(), "time_zones": TIME_ZONES}  # fmt: skip
+                   "refresh": self._refresh_words(request), "time_zones": TIME_ZONES,
+                   "languages": READING_LANGUAGES}  # fmt: skip
         return render(request, "partners/profile.html", context, status=status, headers=NO_STORE)
 
     # -- promotions -----------------------------------------------------------------------------
@@ -275,7 +283,7 @@ class Console:
         if me is None:
             return RedirectResponse(HOME, status_code=303)
         promotion = await self._own_promotion(me, request.path_params["promotion_id"])
-        context = self._promotion_form(me, _form_of(promotion), {}, promotion)
+        context = self._promotion_form(me, promotion_values(promotion), {}, promotion)
         return render(request, "partners/promotion.html", context, headers=NO_STORE)
 
     @_page
@@ -304,7 +312,7 @@ class Console:
         me, _ = await self._signed_in_form(request)
         today = datetime.now(UTC).date()
         if not await self.store.end_promotion(me.id, request.path_params["promotion_id"], today, me.session.email):
-            raise Refused("There is no such offer among yours.", status=404)
+            raise Refused(NO_SUCH_OFFER, status=404)
         return RedirectResponse(f"{HOME}/promotions?done=ended", status_code=303)
 
     @_page
@@ -317,7 +325,7 @@ class Console:
     async def _own_promotion(self, me: SignedInPartner, promotion_id: str) -> PromotionRecord:
         found = next((p for p in await self.store.promotions(me.id) if p.id == promotion_id), None)
         if found is None:
-            raise Refused("There is no such offer among yours.", status=404)
+            raise Refused(NO_SUCH_OFFER, status=404)
         return found
 
     async def _promotions_page(
@@ -340,7 +348,7 @@ class Console:
             **self._promotion_form(me, form or blank, problems or {}, None),
             "offers": offers,
             "notice": notice,
-            "refresh": self._refresh_words(),
+            "refresh": self._refresh_words(request),
         }
         return render(request, "partners/promotions.html", context, status=status, headers=NO_STORE)
 
@@ -357,11 +365,8 @@ class Console:
             "as_before": AS_BEFORE,
         }
 
-    def _refresh_words(self) -> str:
-        seconds = self.refresh_seconds
-        if seconds >= 120:
-            return f"{seconds / 60:g} minutes"
-        return "a second" if seconds <= 1 else f"{seconds:g} seconds"
+    def _refresh_words(self, request: Request) -> str:
+        return refresh_words(self.refresh_seconds, page_language(request))
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -374,20 +379,22 @@ class Console:
         return await self._signed_in_form(request)
 
     async def _partner(self, request: Request) -> SignedInPartner | None:
-        return await self._partner_of(await self.pages.session(request))
+        return await self._partner_of(request, await self.pages.session(request))
 
-    async def _partner_of(self, session: Session | None) -> SignedInPartner | None:
-        """The partner a session's address belongs to now: a contact the directory drops opens nothing."""
-        if session is None:
-            return None
-        partner_id = await self.store.partner_of(session.email)
+    async def _partner_of(self, request: Request, session: Session | None) -> SignedInPartner | None:
+        """The partner a session's address belongs to now (a contact the directory drops opens nothing); the
+        pages of this request read in the partner's own language."""
+        partner_id = await self.store.partner_of(session.email) if session is not None else None
         partner = await self.store.partner(partner_id) if partner_id is not None else None
-        return SignedInPartner(session, partner) if partner is not None else None
+        if session is None or partner is None:
+            return None
+        reads_in(request, partner.language)
+        return SignedInPartner(session, partner)
 
     async def _signed_in_form(self, request: Request) -> tuple[SignedInPartner, dict[str, str]]:
         """A form posted by a signed-in partner: it must carry the session's own token."""
         session, form = await self.pages.signed_in_form(request)
-        me = await self._partner_of(session)
+        me = await self._partner_of(request, session)
         if me is None:
             raise Refused(SIGNED_OUT)
         return me, form
@@ -396,33 +403,15 @@ class Console:
         return self.pages.base_url(request)
 
 
+#: The console's words, marked for the catalog and translated where the pages show them.
 _NOTICES = {
-    "created": "Your offer is saved.",
-    "saved": "Your changes are saved.",
-    "ended": "The offer has ended: homeowners no longer see it.",
-    "shown": "Homeowners are shown your current offers.",
-    "hidden": "Your offers are hidden from homeowners.",
+    "created": N_("Your offer is saved."),
+    "saved": N_("Your changes are saved."),
+    "ended": N_("The offer has ended: homeowners no longer see it."),
+    "shown": N_("Homeowners are shown your current offers."),
+    "hidden": N_("Your offers are hidden from homeowners."),
 }
-
-
-def _form_of(promotion: PromotionRecord) -> dict[str, str]:
-    """A promotion as the form's fields, to edit it."""
-    values = {
-        "title": promotion.title,
-        "description": promotion.description,
-        "discount_type": promotion.discount_type.value,
-        "discount_value": f"{promotion.discount_value:g}",
-        "valid_from": promotion.valid_from.isoformat(),
-        "valid_until": promotion.valid_until.isoformat(),
-        "terms": promotion.terms or "",
-        "issue": promotion.issue_keys[0]
-        if len(promotion.issue_keys) == 1
-        else (AS_BEFORE if promotion.issue_keys else ""),
-    }
-    for service in ServiceType:
-        if service in promotion.service_types:
-            values[f"service_{service.value}"] = "on"
-    return values
+NO_SUCH_OFFER = N_("There is no such offer among yours.")
 
 
 def partner_routes(services: Services, access: Access) -> list[BaseRoute]:

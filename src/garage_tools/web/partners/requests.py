@@ -18,7 +18,15 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from garage_tools.knowledge.places import Gazetteer
-from garage_tools.partners.request_mail import hours_words, speaks, when_words, windows_words, zone_of
+from garage_tools.partners.request_mail import (
+    ProblemWords,
+    hours_words,
+    problem_of,
+    speaks,
+    when_words,
+    windows_words,
+    zone_of,
+)
 from garage_tools.partners.requests import ServiceRequests
 from garage_tools.store.service_requests import (
     OPEN,
@@ -30,29 +38,31 @@ from garage_tools.store.service_requests import (
     TransitionRefused,
 )
 from garage_tools.web.forms import Refused
-from garage_tools.web.pages import render
+from garage_tools.web.pages import page_language, render
 from garage_tools.web.partners.console_pages import Console, ConsolePage, SignedInPartner, console_page
 from garage_tools.web.partners.forms import DECLINE_REASONS, read_arrival, read_reason
 from garage_tools.web.signin_pages import NO_STORE
+from garage_tools.web.translations import N_, short_day, translations
 
 PATH = "/partners/requests"
 SHOWN = 100  # requests on the page, open ones first
+#: The page's words, marked for the catalog and translated where the page shows them.
 STATUS_WORDS = {
-    Status.RECEIVED: "New",
-    Status.ACCEPTED: "Accepted",
-    Status.DECLINED: "Declined",
-    Status.DONE: "Done",
-    Status.LOST: "Lost",
-    Status.CANCELLED: "Cancelled by the homeowner",
+    Status.RECEIVED: N_("New"),
+    Status.ACCEPTED: N_("Accepted"),
+    Status.DECLINED: N_("Declined"),
+    Status.DONE: N_("Done"),
+    Status.LOST: N_("Lost"),
+    Status.CANCELLED: N_("Cancelled by the homeowner"),
 }
 NOTICES = {
-    "accepted": "Accepted: the homeowner is e-mailed the time you gave.",
-    "declined": "Declined: the request goes to the next local pro, and the homeowner is told.",
-    "done": "Marked done.",
-    "lost": "Marked lost.",
+    "accepted": N_("Accepted: the homeowner is e-mailed the time you gave."),
+    "declined": N_("Declined: the request goes to the next local pro, and the homeowner is told."),
+    "done": N_("Marked done."),
+    "lost": N_("Marked lost."),
 }
-NOT_YOURS = "There is no such request among yours: it may have gone to another pro."
-MOVED_ON = "This request has changed meanwhile ({why}); the list below shows where it stands now."
+NOT_YOURS = N_("There is no such request among yours: it may have gone to another pro.")
+MOVED_ON = N_("This request has changed meanwhile (it is {status}); the list below shows where it stands now.")
 
 _page = console_page
 
@@ -60,10 +70,10 @@ _page = console_page
 class RequestInbox(ConsolePage):
     notices = NOTICES
 
-    def __init__(self, console: Console, requests: ServiceRequests, problems: dict[str, str]) -> None:
+    def __init__(self, console: Console, requests: ServiceRequests, problems: ProblemWords) -> None:
         super().__init__(console)
         self.requests = requests
-        self.problems = problems  # issue and symptom keys in words
+        self.problems = problems  # issue and symptom keys in words, per language
 
     @_page
     async def accept(self, request: Request) -> Response:
@@ -114,8 +124,9 @@ class RequestInbox(ConsolePage):
         except RequestNotFound:
             raise Refused(NOT_YOURS, status=404) from None
         except TransitionRefused as refused:
-            why = f"it is {STATUS_WORDS[refused.current].lower()}"
-            return await self._page(request, me, notice=MOVED_ON.format(why=why), status=409)
+            _ = translations(page_language(request)).gettext
+            notice = _(MOVED_ON).format(status=_(STATUS_WORDS[refused.current]).lower())
+            return await self._page(request, me, notice=notice, status=409)
         return RedirectResponse(f"{PATH}?done={done}#{found.id}", status_code=303)
 
     async def _places(self) -> Gazetteer:
@@ -133,8 +144,8 @@ class RequestInbox(ConsolePage):
     ) -> Response:
         everything = await self.requests.repository.for_partner(me.id, limit=SHOWN)
         ordered = sorted(everything, key=lambda r: (r.status not in OPEN, r.status is not Status.RECEIVED))
-        places = await self._places()
-        views = [self._view(me, found, places) for found in ordered]
+        places, language = await self._places(), page_language(request)
+        views = [self._view(me, found, places, language) for found in ordered]
         answered = [view["answered_minutes"] for view in views if view["answered_minutes"] is not None]
         context: dict[str, Any] = {
             "me": me,
@@ -146,12 +157,12 @@ class RequestInbox(ConsolePage):
             "form": form or {},
             "shown": SHOWN,
             "reasons": DECLINE_REASONS,
-            "response_hours": hours_words(self.requests.response_hours),
-            "business_hours": self.requests.business_hours.words(),
+            "response_hours": hours_words(self.requests.response_hours, language),
+            "business_hours": self.requests.business_hours.words(language),
         }
         return render(request, "partners/requests.html", context, status=status, headers=NO_STORE)
 
-    def _view(self, me: SignedInPartner, found: StoredRequest, places: Gazetteer) -> dict[str, Any]:
+    def _view(self, me: SignedInPartner, found: StoredRequest, places: Gazetteer, language: str) -> dict[str, Any]:
         zone = _zone(me, found, places)
         offered = found.offered_at.astimezone(zone)
         answered = None
@@ -159,17 +170,17 @@ class RequestInbox(ConsolePage):
             answered = max(0, round((found.first_response_at - found.offered_at).total_seconds() / 60))
         return {
             "request": found,
-            "problem": self.problems.get(found.issue or "", "Garage door problem"),
+            "problem": problem_of(self.problems, found, language),
             "status": STATUS_WORDS[found.status],
             "open": found.status in OPEN,
-            "received": f"{offered:%a} {offered.day} {offered:%b}, {offered:%H:%M} ({offered:%Z})",
+            "received": f"{short_day(offered.date(), language)}, {offered:%H:%M} ({offered:%Z})",
             "received_iso": found.offered_at.isoformat(),
-            "arrival": when_words(found.arrival_from, found.arrival_until, zone),
-            "times": windows_words(found),
+            "arrival": when_words(found.arrival_from, found.arrival_until, zone, language),
+            "times": windows_words(found, language),
             "answered_minutes": answered,
             "answered": _minutes_words(answered) if answered is not None else None,
             "passed_on": bool(found.previous_offers),
-            "speaks": speaks(found),
+            "speaks": speaks(found, language),
             "today": datetime.now(zone).date().isoformat(),
             "zone": offered.tzname(),
         }
@@ -188,7 +199,7 @@ def _minutes_words(minutes: int) -> str:
     return f"{hours} h {rest} min" if rest else f"{hours} h"
 
 
-def request_routes(console: Console, requests: ServiceRequests, problems: dict[str, str]) -> list[BaseRoute]:
+def request_routes(console: Console, requests: ServiceRequests, problems: ProblemWords) -> list[BaseRoute]:
     """The request inbox's routes, for the console's route list."""
     inbox = RequestInbox(console, requests, problems)
     return [

@@ -8,7 +8,6 @@ secret is shown once, in the answer to the form that added it (never stored read
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from starlette.requests import Request
@@ -20,23 +19,32 @@ from garage_tools.store.webhooks import MAX_ENDPOINTS, Delivery, NewEndpoint, We
 from garage_tools.web.forms import Refused
 from garage_tools.web.pages import render
 from garage_tools.web.partners.console_pages import Console, ConsolePage, SignedInPartner, console_page
+from garage_tools.web.partners.words import Said
 from garage_tools.web.signin_pages import NO_STORE
+from garage_tools.web.translations import N_
 
 PATH = "/partners/webhooks"
+#: The page's words, marked for the catalog and translated where the page shows them (the event names a
+#: payload carries stay as they are: they are an interface).
 EVENTS = {
-    "request.created": "New request",
-    "request.updated": "Request changed",
-    "request.cancelled": "Request cancelled",
-    "lead.inspection": "Inspection lead",
-    "endpoint.test": "Test event",
+    "request.created": N_("New request"),
+    "request.updated": N_("Request changed"),
+    "request.cancelled": N_("Request cancelled"),
+    "lead.inspection": N_("Inspection lead"),
+    "endpoint.test": N_("Test event"),
 }
-OUTCOMES = {"sent": "Delivered", "pending": "Waiting to try again", "sending": "Sending", "dead": "Gave up"}
+OUTCOMES = {
+    "sent": N_("Delivered"),
+    "pending": N_("Waiting to try again"),
+    "sending": N_("Sending"),
+    "dead": N_("Gave up"),
+}
 NOTICES = {
-    "removed": "The address is removed: nothing more is sent to it.",
-    "test": "A test event is on its way: it shows in the log below within a few seconds.",
-    "enabled": "The address is on again: new events are sent to it.",
+    "removed": N_("The address is removed: nothing more is sent to it."),
+    "test": N_("A test event is on its way: it shows in the log below within a few seconds."),
+    "enabled": N_("The address is on again: new events are sent to it."),
 }
-NOT_YOURS = "There is no such address among yours."
+NOT_YOURS = N_("There is no such address among yours.")
 SAID_SHOWN = 160  # characters of an answer shown on the page (the log keeps 500)
 
 _page = console_page
@@ -57,10 +65,11 @@ class WebhookPages(ConsolePage):
         try:
             await check_endpoint_url(url, self.rules)
         except EndpointRefused as refused:
-            return await self._page(request, me, url=url, problem=str(refused), status=400)
+            problem = Said(refused.message, **refused.values)  # said in the page's language
+            return await self._page(request, me, url=url, problem=problem, status=400)
         added = await self.webhooks.add(me.id, url, me.session.email)
         if added is None:
-            problem = f"You have {MAX_ENDPOINTS} addresses already: remove one first."
+            problem = Said(N_("You have {count} addresses already: remove one first."), count=MAX_ENDPOINTS)
             return await self._page(request, me, url=url, problem=problem, status=400)
         return await self._page(request, me, added=added)
 
@@ -116,8 +125,8 @@ def _delivery_view(delivery: Delivery) -> dict[str, Any]:
         "delivery": delivery,
         "event": EVENTS.get(delivery.event, delivery.event),
         "outcome": OUTCOMES.get(delivery.status, delivery.status),
-        "when": _when(delivery.created_at),
-        "tried": _when(delivery.last_attempt_at) if delivery.last_attempt_at else None,
+        "when": delivery.created_at,  # the page writes moments in its language (`partners/_say.html` `moment`)
+        "tried": delivery.last_attempt_at,
         "answer": answer,
         "said": _shortened(delivery.last_response or (delivery.last_error if delivery.last_status is None else "")),
     }
@@ -125,10 +134,6 @@ def _delivery_view(delivery: Delivery) -> dict[str, Any]:
 
 def _shortened(text: str | None, limit: int = SAID_SHOWN) -> str | None:
     return text if not text or len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _when(moment: datetime) -> str:
-    return moment.strftime("%b %d, %H:%M UTC")
 
 
 def webhook_routes(console: Console, webhooks: WebhookRepository, rules: EndpointRules) -> list[BaseRoute]:
