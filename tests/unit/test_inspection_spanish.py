@@ -145,9 +145,11 @@ def test_the_report_email_is_in_the_reports_language(knowledge: Knowledge) -> No
     for body in (mail.text, mail.html):
         assert "Hola, Ana:" in body and "Cables de elevación" in body and "Ruido al abrir" in body
         assert "Los resortes, los cables, los tambores y los soportes de abajo" in body
-    # The HTML part also shows the reference pictures' captions, whose language is the photo library's.
     assert [words for words in ENGLISH if words in mail.text] == []
     assert [words for words in ("Grade", "Hello", "Items to act on", "Your note") if words in mail.html] == []
+    # The reference pictures' captions and alt texts are the catalog's Spanish ones too.
+    assert "Cable de elevación deshilachado" in mail.html and 'alt="Dibujo de un cable' in mail.html
+    assert "Frayed lift cable" not in mail.html and "Illustration of" not in mail.html
     assert "DEJE DE USAR LA PUERTA" in mail.text and '<html lang="es">' in mail.html
 
     english = report_mail("ana@example.com", _report(knowledge, "en"), None, photos, "https://doors.example")
@@ -159,4 +161,8 @@ def test_the_pictures_beside_a_spanish_report_are_headed_in_spanish(knowledge: K
     shown = reading(_report(knowledge, "es"), packaged_photo_library())
     headings = {picture.heading for pictures in shown["pictures"].values() for picture in pictures}
     assert headings and headings <= {"Necesita reparación", "Gastado: esté pendiente", "En buen estado"}
+    pictures = [picture for pictures in shown["pictures"].values() for picture in pictures]
+    assert all(p.caption != p.photo.entry.caption and p.alt.startswith("Dibujo") for p in pictures)
+    english = reading(_report(knowledge, "en"), packaged_photo_library())
+    assert all(p.caption == p.photo.entry.caption for pics in english["pictures"].values() for p in pics)
     assert shown["advice"][0].startswith("Deje de usar la puerta")

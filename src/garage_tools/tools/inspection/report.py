@@ -76,11 +76,14 @@ def severity_words(lang: str = DEFAULT) -> dict[PhotoSeverity, str]:
 
 @dataclass(frozen=True, slots=True)
 class Picture:
-    """A reference photo beside a flagged item, with the words its severity tag stands for."""
+    """A reference photo beside a flagged item, with the words its severity tag stands for and its caption and
+    alt text, all in the report's language (an operator's own photos keep the words they were given)."""
 
     photo: Photo
     heading: str
     matches: bool  # the severity of the homeowner's answer (a healthy one is there to compare)
+    caption: str
+    alt: str
 
 
 def pictures_for(library: PhotoLibrary, flag: FlaggedItem, lang: str = DEFAULT) -> list[Picture]:
@@ -95,13 +98,16 @@ def pictures_for(library: PhotoLibrary, flag: FlaggedItem, lang: str = DEFAULT) 
         return []
     gallery = flag.reference_photos.item_id
     healthy = library.for_item(gallery, PhotoSeverity.HEALTHY)[:1]
-    words = severity_words(lang)
+    words, gettext = severity_words(lang), translations(lang).gettext
+
+    def picture(photo: Photo, heading: str, matches: bool) -> Picture:
+        return Picture(photo, heading, matches, gettext(photo.entry.caption), gettext(photo.entry.alt))
+
     if gallery != flag.item_id:
-        compare = translations(lang).gettext("Healthy, for comparison")
-        return [Picture(photo, compare, False) for photo in healthy]
+        return [picture(photo, gettext("Healthy, for comparison"), False) for photo in healthy]
     severity = PhotoSeverity.FIX if flag.status is ItemStatus.FIX else PhotoSeverity.WATCH
-    chosen = [Picture(photo, words[severity], True) for photo in library.for_item(gallery, severity)[:1]]
-    return chosen + [Picture(photo, words[PhotoSeverity.HEALTHY], False) for photo in healthy]
+    chosen = [picture(photo, words[severity], True) for photo in library.for_item(gallery, severity)[:1]]
+    return chosen + [picture(photo, words[PhotoSeverity.HEALTHY], False) for photo in healthy]
 
 
 def item_anchor(item_id: str) -> str:
