@@ -265,6 +265,8 @@ def partners_invite(partner_id: str, base_url: str | None) -> None:
                 f"partner {partner_id!r} is not in the directory, is inactive, or has no contactEmail "
                 "(add it to the directory file and import it)"
             )
+        partner = await console.partner(partner_id)
+        language = partner.language if partner is not None else "en"  # the invitation reads as its console will
         limits = Limits(services.settings)
         sign_in = SignIn(
             PortalRepository(services.database), services.limiter, services.outbox, PARTNERS, limits=limits
@@ -273,7 +275,7 @@ def partners_invite(partner_id: str, base_url: str | None) -> None:
         for address in addresses:
 
             def compose(token: str, to: str = address) -> Mail:
-                return partner_link_mail(to, f"{base}{CONFIRM_PATH}{token}", invited=True)
+                return partner_link_mail(to, f"{base}{CONFIRM_PATH}{token}", invited=True, language=language)
 
             if await sign_in.request_link(address, None, compose):
                 sent.append(address)
