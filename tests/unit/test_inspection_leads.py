@@ -146,6 +146,12 @@ async def test_with_consent_the_pro_is_named_and_gets_the_homeowners_details(har
     }
 
 
+async def test_a_lead_keeps_the_language_the_homeowner_wrote_in(harness: Harness) -> None:
+    await harness.submit(submission(lang="es"))
+    await harness.submit(submission(recipient={"email": "al@example.com", "zip": "84770", "name": "Al"}))
+    assert [lead.language for lead in await harness.leads()] == ["es", "en"]
+
+
 async def test_without_consent_the_pro_is_named_but_gets_no_lead_only_a_referral(harness: Harness) -> None:
     items = {"remotes": {"status": "fix"}, "springs": {"status": "fix"}}
     answer = await harness.submit(submission(consent=False, items=items))

@@ -8,6 +8,7 @@ test_service_requests.py); its notice carries their name, address and report lin
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -173,6 +174,19 @@ async def test_a_partner_who_reads_spanish_gets_its_notices_and_digest_in_spanis
     [digest] = await harness.mails("partner_digest")
     assert "1 cliente potencial nuevo desde el último resumen:" in digest.text_body
     assert "Para cuándo: reemplazo" in digest.text_body
+
+
+async def test_a_lead_whose_homeowner_wrote_spanish_says_so(harness: Harness) -> None:
+    await harness.partners.directory.current()
+    red = "red-rock-garage-doors"
+    tell = harness.partners.notices.tell_at_once
+    spanish = replace(consented(red, "hot"), language="es")
+    await harness.partners.repository.add_leads([spanish, consented(red, "hot", "al@example.com")], tell)
+    told, english = await harness.mails("partner_lead")
+    assert "Speaks: Spanish (they wrote in Spanish: send someone who speaks it if you can)" in told.text_body
+    assert "Speaks" not in english.text_body
+    leads = await PartnerConsoleRepository(harness.database).leads(red)
+    assert sorted(str(lead.language) for lead in leads) == ["None", "es"]
 
 
 async def test_the_same_homeowners_lead_is_told_once_a_day(harness: Harness) -> None:

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Protocol
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -28,7 +28,7 @@ from garage_tools.catalogs import translations
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.languages import DEFAULT, N_
 from garage_tools.mail import Mail, Outbox
-from garage_tools.partners.request_mail import ProblemWords, aligned
+from garage_tools.partners.request_mail import ProblemWords, aligned, speaks_row
 from garage_tools.store.inspections import report_url
 from garage_tools.store.partner_console import (
     DigestBatch,
@@ -91,6 +91,8 @@ class ToldLead(Protocol):
     def contact_name(self) -> str | None: ...
     @property
     def contact_email(self) -> str | None: ...
+    @property
+    def language(self) -> str | None: ...
 
 
 def _lead_lines(problem: str, lead: ToldLead, report: str | None, language: str = DEFAULT) -> list[str]:
@@ -102,6 +104,7 @@ def _lead_lines(problem: str, lead: ToldLead, report: str | None, language: str 
             (_("Where"), _("ZIP {zip}").format(zip=lead.zip or _("not known"))),
             (_("When"), _when(lead.created_at)),
             (_("Door"), lead.door_size or _("size not given")),
+            *([said] if (said := speaks_row(lead.language, language)) else []),
         ]
     )
     lines.append(_("How soon: {heat}").format(heat=_(heat_words) if heat_words else _("not said")))

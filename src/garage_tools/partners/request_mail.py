@@ -40,12 +40,28 @@ PARTS_OF_DAY = {"morning": N_("morning"), "afternoon": N_("afternoon"), "evening
 LANGUAGE_NAMES = {"en": N_("English"), "es": N_("Spanish")}
 
 
-def speaks(request: StoredRequest, language: str = DEFAULT) -> str | None:
+def spoken(homeowner: str | None, language: str = DEFAULT) -> str | None:
     """ "Spanish" (in the partner's `language`) when the homeowner wrote in another language than English, so the
-    pro can send someone who speaks it; None for English."""
-    if request.language == "en":
+    pro can send someone who speaks it; None for English or not known."""
+    if homeowner is None or homeowner == "en":
         return None
-    return translations(language).gettext(LANGUAGE_NAMES.get(request.language, request.language))
+    return translations(language).gettext(LANGUAGE_NAMES.get(homeowner, homeowner))
+
+
+def speaks(request: StoredRequest, language: str = DEFAULT) -> str | None:
+    """The language a request's homeowner speaks, as the partner reads it (`spoken`)."""
+    return spoken(request.language, language)
+
+
+def speaks_row(homeowner: str | None, language: str = DEFAULT) -> tuple[str, str] | None:
+    """The line of a partner's e-mail that says the homeowner speaks another language (None: English)."""
+    found = spoken(homeowner, language)
+    if found is None:
+        return None
+    _ = translations(language).gettext
+    return _("Speaks"), _("{language} (they wrote in {language}: send someone who speaks it if you can)").format(
+        language=found
+    )
 
 
 def status_url(base_url: str, token: str) -> str:
@@ -112,9 +128,8 @@ def request_lines(request: StoredRequest, problem: str, language: str = DEFAULT)
         rows.append((_("E-mail"), request.contact_email))
     if request.notes:
         rows.append((_("Notes"), request.notes))
-    if spoken := speaks(request, language):
-        said = _("{language} (they wrote in {language}: send someone who speaks it if you can)")
-        rows.append((_("Speaks"), said.format(language=spoken)))
+    if said := speaks_row(request.language, language):
+        rows.append(said)
     return [*aligned(rows), _("The homeowner asked for a pro to come out and agreed that you may contact them.")]
 
 

@@ -290,6 +290,7 @@ class LeadEvent(Base):
     report_id: Mapped[str | None] = mapped_column(String(32), index=True, default=None)
     contact_name: Mapped[str | None] = mapped_column(String(100), default=None)
     contact_email: Mapped[str | None] = mapped_column(String(320), default=None)
+    language: Mapped[str | None] = mapped_column(String(8), default=None)  # the homeowner's, when known
 
 
 class OAuthClient(Base):

@@ -46,6 +46,7 @@ class PartnerLead:
     report_id: str | None
     contact_name: str | None
     contact_email: str | None
+    language: str | None = None  # the homeowner's, when known
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +110,7 @@ def _lead(row: LeadEvent) -> PartnerLead:
         report_id=row.report_id,
         contact_name=row.contact_name,
         contact_email=row.contact_email,
+        language=row.language,
     )
 
 

@@ -77,6 +77,8 @@ class Lead:
     report_id: str | None = None
     contact_name: str | None = None
     contact_email: str | None = None
+    #: The language the homeowner wrote in (None: not known), so the pro can send someone who speaks it.
+    language: str | None = None
     #: Where the request reached the service, so the lead's notice links back to it. Not stored.
     base_url: str | None = None
 
@@ -325,6 +327,7 @@ class PartnerRepository:
                 report_id=row.report_id,
                 contact_name=row.contact_name,
                 contact_email=row.contact_email,
+                language=row.language,
             )
             for row in rows
         ]
@@ -372,6 +375,7 @@ def _lead_row(lead: Lead, notified_at: datetime | None = None) -> dict[str, Any]
         "report_id": lead.report_id,
         "contact_name": lead.contact_name,
         "contact_email": lead.contact_email,
+        "language": lead.language,
         "notified_at": notified_at,
     }
 

@@ -244,6 +244,7 @@ def lead_for(
     email: str,
     door_size: str | None,
     surface: str,
+    language: str | None = None,
 ) -> Lead | None:
     """The lead an inspection records, or None when it routed nobody.
 
@@ -267,6 +268,7 @@ def lead_for(
         report_id=report_id if shared else None,
         contact_name=name if shared else None,
         contact_email=email if shared else None,
+        language=language,
     )
 
 

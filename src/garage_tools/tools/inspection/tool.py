@@ -101,6 +101,7 @@ async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> Su
         email=args.recipient.email.lower(),
         door_size=args.door.size if args.door else None,
         surface=ctx.caller.surface,
+        language=language.code,
     )
 
     if lead is not None and lead.contact_email is None:

@@ -27,6 +27,7 @@ from garage_tools.knowledge.directory import PartnerRecord, PromotionRecord
 from garage_tools.mail.webhooks import EndpointRules
 from garage_tools.observability.redaction import redact_paths_in_access_log
 from garage_tools.partners.notices import problem_words, report_link
+from garage_tools.partners.request_mail import spoken
 from garage_tools.services import Services
 from garage_tools.store.partner_console import MAX_LEADS, PartnerConsoleRepository, PartnerLead
 from garage_tools.store.partners import LeadSource
@@ -203,10 +204,12 @@ class Console:
         return Response(out.getvalue(), media_type="text/csv; charset=utf-8", headers=headers)
 
     def _lead_view(self, request: Request, lead: PartnerLead) -> dict[str, Any]:
+        language = page_language(request)
         return {
             "lead": lead,
             "heat": HEATS.get(lead.lead_heat or "", N_("Not said")),
-            "problem": self.notices.problem(lead.issue, page_language(request)),
+            "problem": self.notices.problem(lead.issue, language),
+            "speaks": spoken(lead.language, language),
             "source": N_("Inspection report") if lead.source is LeadSource.INSPECTION else N_("Request for a pro"),
             "report": report_link(self._base_url(request), lead.report_id),
         }
