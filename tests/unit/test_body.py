@@ -9,10 +9,11 @@ from starlette.types import Message
 
 from garage_tools.access.body import BodyDeadlines, read_body
 from garage_tools.errors import PayloadTooLarge, RequestTimeout
+from tests.polling import eventually_async
 
 
 async def stalled() -> Message:
-    await asyncio.sleep(3600)
+    await asyncio.sleep(3600)  # a sleep on purpose: the client that never sends its body
     raise AssertionError("unreachable")
 
 
@@ -30,7 +31,11 @@ async def test_a_body_that_does_not_arrive_in_time_is_a_408() -> None:
 async def test_a_cancellation_from_elsewhere_is_not_mistaken_for_a_timeout() -> None:
     deadlines = BodyDeadlines(resolution=0.05)
     task = asyncio.create_task(read_body(stalled, declared_length=None, limit=100, seconds=60, deadlines=deadlines))
-    await asyncio.sleep(0.1)
+
+    async def reading() -> bool:
+        return task in deadlines._reads
+
+    await eventually_async(reading, seconds=5, what="the read to register its deadline")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -39,8 +44,11 @@ async def test_a_cancellation_from_elsewhere_is_not_mistaken_for_a_timeout() -> 
 async def test_the_sweep_stops_when_nothing_is_being_read() -> None:
     deadlines = BodyDeadlines(resolution=0.05)
     await read_body(one_chunk, declared_length=None, limit=100, seconds=1, deadlines=deadlines)
-    await asyncio.sleep(0.12)
-    assert deadlines._sweep_handle is None
+
+    async def stopped() -> bool:  # the sweep scheduled by the read runs once more, finds nothing and stays off
+        return deadlines._sweep_handle is None
+
+    await eventually_async(stopped, seconds=1, every=0.01, what="the sweep to stop")
 
 
 async def test_a_declared_length_over_the_limit_is_refused_before_reading() -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import html as html_module
 import re
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +24,7 @@ from garage_tools.app import create_app
 from garage_tools.settings import Settings
 from garage_tools.store.referrals import ReferralRepository
 from garage_tools.web.results import load_words
+from tests.polling import eventually
 from tests.redis_keys import delete_matching
 from tests.unit.image_samples import inline, photo
 
@@ -136,13 +136,13 @@ def test_the_referral_is_recorded_hot_from_the_page(client: TestClient) -> None:
     ask(client, description="grinding noise", place="84770")
     services = client.app.state.services  # type: ignore[attr-defined]
     repository = ReferralRepository(services.database)
-    deadline = time.monotonic() + 30
-    while True:  # the recorder writes in the background: wait for both
+
+    def both_recorded() -> list[Any]:
         client.portal.call(services.tool_data.partners.referrals.flush)  # type: ignore[union-attr]
         leads = client.portal.call(repository.all)  # type: ignore[union-attr]
-        if len(leads) >= 2 or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
+        return leads if len(leads) >= 2 else []
+
+    leads = eventually(both_recorded, seconds=30, what="both referrals, written in the background")
     assert sorted((lead.issue, lead.heat, lead.surface, lead.zip) for lead in leads) == [
         ("banging_noise", "hot", "web", "84770"),
         ("loud_grinding", "warm", "web", "84770"),

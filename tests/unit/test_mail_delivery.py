@@ -23,6 +23,7 @@ from garage_tools.store.models import OutboxMessage
 from tests.conftest import free_port
 from tests.fakes.clock import FakeClock
 from tests.fakes.smtp_sink import SmtpSink
+from tests.polling import eventually_async
 
 SENDER = "Garage Door Tools <no-reply@doors.example.com>"
 
@@ -229,10 +230,11 @@ async def test_in_process_worker_delivers_to_files_and_stops_cleanly(database: D
     async with mail_worker_running(settings, database) as worker:
         assert worker is not None
         message_id = await Outbox.from_settings(database, settings).submit(report())
-        for _ in range(200):  # the worker polls every 50 ms
-            if any((tmp_path / "mail").glob("*.eml")):
-                break
-            await asyncio.sleep(0.05)
+
+        async def written() -> bool:  # the worker polls every 50 ms
+            return any((tmp_path / "mail").glob("*.eml"))
+
+        await eventually_async(written, seconds=10, what="the worker to write the message to a file")
     [written] = (tmp_path / "mail").glob("*.eml")
     assert message_id in written.read_text()
     assert (await Outbox(database).summary()).counts["sent"] == 1

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from garage_tools.settings import Settings
 from garage_tools.store.database import Database
 from garage_tools.store.partners import DirectoryRows, Lead, PartnerRepository
 from garage_tools.store.referrals import NewReferral, ReferralRepository
+from tests.polling import eventually, eventually_async
 from tests.scratch_postgres import UPSTREAM, scratch_database, service_url
 from tests.tcp_proxy import tcp_proxy
 from tests.unit.partner_data import partner, promotion
@@ -139,10 +139,11 @@ async def test_a_warm_up_loads_the_directory_before_any_call_and_a_call_during_i
     warmed_alone = CountingRepository(database)
     alone = PartnerDirectory(warmed_alone)
     alone.warm_up()
-    for _ in range(600):  # the store is filled with the samples and read without any request asking
-        if warmed_alone.loads:
-            break
-        await asyncio.sleep(0.05)
+
+    async def loaded() -> int:  # the store is filled with the samples and read without any request asking
+        return warmed_alone.loads
+
+    await eventually_async(loaded, seconds=30, what="the warm-up to load the directory")
     await alone.settled()
     assert warmed_alone.loads == 1 and await warmed_alone.version() == 1
     assert (await alone.current()).version == 1 and warmed_alone.loads == 1  # the first call found it ready
@@ -164,16 +165,12 @@ async def test_a_warm_up_under_way_is_given_up_on_shutdown(database: Database) -
 def test_a_starting_server_fills_and_reads_the_directory_before_its_first_request(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path / "var", mail_worker_in_process=False)
     with TestClient(create_app(settings)):
-        for _ in range(600):  # no request is made: the samples arrive in the store all the same
-            with (
-                contextlib.suppress(sqlite3.OperationalError),
-                sqlite3.connect(tmp_path / "var" / "garage-tools.db") as db,
-            ):
-                if db.execute("SELECT count(*) FROM partners").fetchone()[0]:
-                    break
-            time.sleep(0.05)
-        else:
-            raise AssertionError("the directory was not loaded at start-up")
+
+        def partners_stored() -> int:  # no request is made: the samples arrive in the store all the same
+            with contextlib.closing(sqlite3.connect(tmp_path / "var" / "garage-tools.db")) as db:
+                return int(db.execute("SELECT count(*) FROM partners").fetchone()[0])  # no table yet raises: not yet
+
+        eventually(partners_stored, seconds=30, what="the directory to be loaded at start-up")
 
 
 async def test_leads_are_tallied(database: Database) -> None:
@@ -219,21 +216,22 @@ async def test_referrals_wait_out_a_store_outage() -> None:
                 proxy.cut()
                 for number in range(5):
                     recorder.record(referral(f"p{number}"))  # returns at once, store or no store
+                # A sleep on purpose: the outage itself must last while the writer retries through it (every
+                # 0.05-0.1 s), and what it holds must stay bounded all the while.
                 await asyncio.sleep(0.3)
                 assert recorder.pending == 3 and recorder.dropped == 2  # bounded: the oldest went
                 proxy.restore()
                 # Up to 60 s, past a statement timeout: CI's PostgreSQL leg is busy.
-                written: list[str] = []
-                for _ in range(1200):
-                    written = [item.partner_id or "" for item in await repository.all()]
-                    if written:
-                        break
-                    await asyncio.sleep(0.05)
-                assert written == ["p2", "p3", "p4"], "the waiting referrals were not written once the store came back"
-                for _ in range(100):  # the writer counts the batch done when it resumes after the commit
-                    if recorder.pending == 0:
-                        break
-                    await asyncio.sleep(0.01)
-                assert recorder.pending == 0
+
+                async def written() -> list[str]:
+                    return [item.partner_id or "" for item in await repository.all()]
+
+                stored = await eventually_async(written, seconds=60, what="the waiting referrals to be written")
+                assert stored == ["p2", "p3", "p4"], "the waiting referrals were not written once the store came back"
+
+                async def settled() -> bool:  # the writer counts the batch done when it resumes after the commit
+                    return recorder.pending == 0
+
+                await eventually_async(settled, seconds=1, every=0.01, what="the written batch to be counted done")
             finally:
                 await database.dispose()

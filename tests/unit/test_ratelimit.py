@@ -245,7 +245,7 @@ async def test_a_window_that_started_afresh_keeps_its_count(counters: Counters, 
     if isinstance(counters, MemoryCounters):
         clock.advance(1.5)
     else:
-        await asyncio.sleep(1.2)  # Redis expires keys on its own clock
+        await asyncio.sleep(1.2)  # a sleep on purpose: Redis expires keys on its own clock, which no test can move
     _, [(count, _)], _ = await counters.take(slots, 1)
     assert count == 1  # a new run of the window
     await counters.give_back(slots, 1, old_ends)  # the reservation was of the run before
@@ -375,7 +375,7 @@ async def test_redis_window_starts_afresh_after_its_length(redis_keys: RedisClie
     limiter = RateLimiter(RedisCounters(REDIS_URL))
     limits = [policy(run_id, "burst", "3/second")]
     assert await hits(limiter, "a", limits, 4) == [True, True, True, False]
-    await asyncio.sleep(1.1)
+    await asyncio.sleep(1.1)  # a sleep on purpose: the window expires on Redis's own clock, which no test can move
     assert await hits(limiter, "a", limits, 4) == [True, True, True, False]
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import subprocess
-import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 
@@ -20,6 +19,7 @@ from garage_tools.access.redis_client import (
 )
 from garage_tools.redis_address import RedisAddress
 from garage_tools.settings import Settings
+from tests.polling import eventually, eventually_async
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 
@@ -105,7 +105,11 @@ async def test_a_dropped_connection_fails_its_commands_and_the_next_one_reconnec
     killer = RedisClient(REDIS_URL)
     await killer.execute("CLIENT", "KILL", "ID", own_id)
     await killer.close()
-    await asyncio.sleep(0.05)  # let the close reach us
+
+    async def dropped() -> bool:
+        return client._connection is not None and not client._connection.open
+
+    await eventually_async(dropped, seconds=5, what="the kill to reach the client's connection")
     assert await client.execute("PING") == b"PONG"
     assert await client.execute("CLIENT", "ID") != own_id
 
@@ -152,6 +156,11 @@ async def test_a_script_redis_has_not_seen_is_loaded_then_run_by_its_sha(client:
     await client.execute("DEL", key)
 
 
+def listening(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
 @pytest.fixture(scope="module")
 def guarded_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     """A Redis server of the test's own that asks for a password."""
@@ -165,10 +174,7 @@ def guarded_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         stdout=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 10
-        while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
-            assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
+        eventually(lambda: listening(port), seconds=10, what=f"redis-server to listen on port {port}")
         yield port
     finally:
         server.terminate()

@@ -5,7 +5,6 @@ and an endpoint turned off (its partner e-mailed) after failures in a row."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from pathlib import Path
@@ -30,6 +29,7 @@ from garage_tools.store.models import OutboxMessage, PartnerAuditEntry, WebhookE
 from garage_tools.store.partners import PartnerRepository
 from garage_tools.store.webhooks import WebhookRepository, enqueue_event
 from tests.fakes.webhook_receiver import WebhookReceiver
+from tests.polling import eventually_async
 from tests.unit.partner_data import partner
 
 RED, BLUE = "red-doors", "blue-doors"
@@ -75,11 +75,14 @@ async def queue(database: Database, partner_id: str, event: str = "request.creat
 
 async def work_until(worker: MailWorker, done: Callable[[], Any], seconds: float = 20) -> None:
     """Let the worker deliver what is due, again and again, until `done()` holds."""
-    deadline = time.monotonic() + seconds
-    while not await _holds(done):
-        assert time.monotonic() < deadline, "the condition never held"
+
+    async def delivered() -> bool:
+        if await _holds(done):
+            return True
         await worker.run_once()
-        await asyncio.sleep(0.05)
+        return False
+
+    await eventually_async(delivered, seconds=seconds, what=getattr(done, "__qualname__", repr(done)))
 
 
 async def _holds(done: Callable[[], Any]) -> bool:
