@@ -9,7 +9,6 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import AsyncIterator, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +22,7 @@ import pytest
 
 from garage_tools.store.database import Database
 from tests.fakes.siteverify import FakeSiteverify
+from tests.polling import eventually
 
 T = TypeVar("T")
 POSTGRES_ADMIN_URL = os.environ.get("GARAGE_TOOLS_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -146,17 +146,19 @@ def start_server(workdir: Path, extra_env: dict[str, str] | None = None) -> Live
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180  # generous: a loaded 2-core machine took over 60 s to import the app
-    while True:
-        try:
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError(f"server did not start:\n{(workdir / 'server.log').read_text()}")
-        time.sleep(0.1)
+
+    def state() -> str | None:  # a connection refused is "not yet"; a process that exited is reported at once
+        if process.poll() is not None:
+            return f"it exited with {process.returncode}"
+        return "ready" if httpx.get(f"{url}/healthz", timeout=1).status_code == 200 else None
+
+    try:  # generous: a loaded 2-core machine took over 60 s to import the app
+        ready = eventually(state, seconds=180, every=0.1, what=f"{url}/healthz to answer")
+    except AssertionError as timed_out:
+        ready = str(timed_out)
+    if ready != "ready":
+        process.kill()
+        raise RuntimeError(f"server did not start ({ready}):\n{(workdir / 'server.log').read_text()}")
     return LiveServer(
         url=url, workdir=workdir, env=env, process=process, owned_database="GARAGE_TOOLS_DATABASE_URL" in owned
     )

@@ -9,9 +9,10 @@ from __future__ import annotations
 import email
 import email.policy
 import re
-import time
 from email.message import EmailMessage
 from pathlib import Path
+
+from tests.polling import eventually
 
 WAIT_SECONDS = 15.0
 
@@ -29,14 +30,12 @@ def messages(workdir: Path) -> list[EmailMessage]:
 
 def wait_for_mail(workdir: Path, to: str, *, seconds: float = WAIT_SECONDS) -> EmailMessage:
     """The newest message to `to`, waiting for the worker to write one."""
-    deadline = time.monotonic() + seconds
-    while True:
-        addressed = [message for message in messages(workdir) if message["To"] == to]
-        if addressed:
-            return addressed[-1]
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no mail to {to} under {workdir / 'var' / 'mail'} after {seconds:.0f} s")
-        time.sleep(0.05)
+    addressed = eventually(
+        lambda: [message for message in messages(workdir) if message["To"] == to],
+        seconds=seconds,
+        what=f"mail to {to} under {workdir / 'var' / 'mail'}",
+    )
+    return addressed[-1]
 
 
 def plain_text(message: EmailMessage) -> str:

@@ -12,13 +12,14 @@ import select
 import signal
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
 from tests.conftest import LiveServer, start_server, stop_server
+from tests.polling import eventually
 
 HEADER_TIMEOUT = 1.0
 MAX_CONNECTIONS = 5
@@ -78,13 +79,6 @@ def open_fds(server: LiveServer) -> int:
     return len(os.listdir(f"/proc/{server.process.pid}/fd"))
 
 
-def wait_for(condition: Callable[[], bool], within: float) -> None:
-    deadline = time.monotonic() + within
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
-
-
 def get(connection: http.client.HTTPConnection) -> http.client.HTTPResponse:
     """GET /healthz, reading the whole body (kept on `.body`) so the connection can carry another request."""
     connection.request("GET", "/healthz")
@@ -135,12 +129,12 @@ def test_many_stalled_connections_are_all_closed_and_their_descriptors_freed(ser
     baseline = open_fds(server)
     stalled = [connect(server, PARTIAL_HEAD) for _ in range(200)]
     try:
-        wait_for(lambda: open_fds(server) >= baseline + 190, within=SLACK)  # accepted and held, for now
+        eventually(lambda: open_fds(server) >= baseline + 190, seconds=SLACK, what="190 connections accepted and held")
 
         for sock in stalled:
             assert_is_408(read_until_closed(sock, within=HEADER_TIMEOUT + SLACK))
 
-        wait_for(lambda: open_fds(server) <= baseline + 5, within=SLACK)
+        eventually(lambda: open_fds(server) <= baseline + 5, seconds=SLACK, what="the descriptors to be freed")
     finally:
         for sock in stalled:
             sock.close()
@@ -167,7 +161,7 @@ def test_over_the_connection_cap_requests_get_503_at_once_not_a_queue(server: Li
     def served_again() -> bool:
         return get(http.client.HTTPConnection(*address(server), timeout=3)).status == 200
 
-    wait_for(served_again, within=SLACK)
+    eventually(served_again, seconds=SLACK)
 
 
 def test_keep_alive_still_carries_a_second_request_after_a_pause(server: LiveServer) -> None:
@@ -175,7 +169,9 @@ def test_keep_alive_still_carries_a_second_request_after_a_pause(server: LiveSer
     assert get(connection).status == 200
     first_socket = connection.sock
 
-    time.sleep(HEADER_TIMEOUT + 0.5)  # idle between requests: longer than the head deadline, shorter than keep-alive
+    # A sleep on purpose: the client stays idle between requests, longer than the head deadline and shorter than
+    # keep-alive; the idleness is what is tested.
+    time.sleep(HEADER_TIMEOUT + 0.5)
 
     assert get(connection).status == 200
     assert connection.sock is first_socket  # same connection, not a silent reconnect
@@ -186,7 +182,7 @@ def test_oversized_request_head_gets_431_and_is_closed(server: LiveServer) -> No
     try:
         for _ in range(40):  # 40 KiB of headers, over the 32 KiB default, in separate packets
             sock.sendall(b"X-Padding: " + b"a" * 1024 + b"\r\n")
-            time.sleep(0.005)
+            time.sleep(0.005)  # a sleep on purpose: a pause between sends, so the lines arrive in separate packets
     except OSError:
         pass  # the server may hang up while we are still sending
     reply = read_until_closed(sock, within=SLACK)

@@ -17,10 +17,8 @@ import os
 import re
 import signal
 import socket
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TypeVar
 from urllib.parse import urlencode, urlsplit
 
 import httpx
@@ -33,9 +31,9 @@ from garage_tools.settings import Settings
 from tests.conftest import LiveServer, start_server, stop_server
 from tests.e2e.test_oauth import pkce
 from tests.e2e.test_portal import csrf_of, signed_in
+from tests.polling import eventually
 
 EVIL = "https://evil.example/landing"
-T = TypeVar("T")
 _addresses = itertools.count(1)
 
 
@@ -295,12 +293,12 @@ def test_a_30_kb_query_writes_less_than_2_kb_of_log(tmp_path: Path, log_format: 
     try:
         log = live.workdir / "server.log"
         assert httpx.get(f"{live.url}/healthz?warm=1").status_code == 200
-        _eventually(lambda: "warm=1" in log.read_text())
+        eventually(lambda: "warm=1" in log.read_text(), seconds=30)
         before = log.stat().st_size
         query = "x=" + "q" * 30_000
         assert httpx.get(f"{live.url}/healthz?{query}&last=1").status_code == 200
         assert httpx.get(f"{live.url}/healthz?done=1").status_code == 200
-        _eventually(lambda: "done=1" in log.read_text())
+        eventually(lambda: "done=1" in log.read_text(), seconds=30)
         written = log.read_bytes()[before:]
         assert 0 < len(written) < 2048, written[:3000]
         assert len(re.findall(rb"q{400,}", written)) == 1  # the query once, cut
@@ -315,9 +313,11 @@ def test_a_worker_that_dies_is_logged_as_a_warning(tmp_path: Path) -> None:
         assert len(workers) == 2, workers
         os.kill(workers[0], signal.SIGKILL)  # a worker this test's own server started
         log = live.workdir / "server.log"
-        line = _eventually(lambda: re.search(rf"^.*Child process \[{workers[0]}\] died.*$", log.read_text(), re.M))
+        line = eventually(
+            lambda: re.search(rf"^.*Child process \[{workers[0]}\] died.*$", log.read_text(), re.M), seconds=30
+        )
         assert line.group(0).startswith("WARNING"), line.group(0)
-        _eventually(lambda: len(_children(live.process.pid)) == 2)  # and another takes its place
+        eventually(lambda: len(_children(live.process.pid)) == 2, seconds=30)  # and another takes its place
     finally:
         stop_server(live)
 
@@ -335,11 +335,3 @@ def _children(pid: int) -> list[int]:
             if int(fields[1]) == pid and fields[0] != "Z" and b"spawn_main" in command:
                 found.append(int(entry.name))
     return sorted(found)
-
-
-def _eventually(check: Callable[[], T], seconds: float = 30) -> T:
-    deadline = time.monotonic() + seconds
-    while not (result := check()):
-        assert time.monotonic() < deadline, "not true in time"
-        time.sleep(0.1)
-    return result

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import html
 import re
-import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from garage_tools.store.database import Database
 from garage_tools.store.models import OutboxMessage
 from tests.conftest import POSTGRES_ADMIN_URL, LiveServer, free_port, start_server, stop_server
 from tests.fakes.smtp_sink import SmtpSink
+from tests.polling import eventually, eventually_async
 
 
 @dataclass
@@ -110,14 +110,6 @@ async def outbox_rows(database: Database, address: str) -> list[OutboxMessage]:
     async with database.session() as session:
         rows = await session.scalars(select(OutboxMessage).where(OutboxMessage.to_address == address))
         return list(rows.all())
-
-
-async def wait_for(check: Any, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while not await check():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting")
-        await asyncio.sleep(0.1)
 
 
 def test_validation_errors_name_the_problem(deployment: Deployment) -> None:
@@ -242,7 +234,7 @@ async def test_smtp_down_then_up_delivers_the_report_mail_exactly_once(deploymen
             rows = await outbox_rows(store, address)
             return bool(rows) and rows[0].attempts >= 1 and rows[0].last_error is not None
 
-        await wait_for(failed_once)  # the worker tried, and the server was not there
+        await eventually_async(failed_once, seconds=30)  # the worker tried, and the server was not there
         retry = await client.post(
             "/api/v1/submitInspection", json=submission(address), headers={"Idempotency-Key": key}
         )
@@ -254,7 +246,7 @@ async def test_smtp_down_then_up_delivers_the_report_mail_exactly_once(deploymen
             rows = await outbox_rows(store, address)
             return len(rows) == 1 and rows[0].status == "sent"
 
-        await wait_for(sent)
+        await eventually_async(sent, seconds=30)
     [row] = await outbox_rows(store, address)
     assert row.attempts >= 2
     assert [received.rcpt_tos for received in sink.received] == [[address]]  # once: sent is never claimed again
@@ -370,11 +362,9 @@ def test_without_consent_the_report_still_names_a_pro_but_only_a_referral_is_cou
     pro = report["nextStep"]["localPro"]
     assert pro["covered"] is True and pro["contactDetailsSent"] is False
     referrals = "SELECT partner_id, zip, heat FROM referrals WHERE source = 'inspection'"
-    deadline = time.monotonic() + 15
     expected = (pro["partnerId"], "84770", "hot")
-    while expected not in deployment.server.query(referrals) and time.monotonic() < deadline:
-        time.sleep(0.05)  # written in the background, off the request
-    assert expected in deployment.server.query(referrals)
+    # Written in the background, off the request.
+    eventually(lambda: expected in deployment.server.query(referrals), seconds=15)
     unshared = "SELECT count(*) FROM lead_events WHERE source = 'inspection' AND contact_email IS NULL"
     assert deployment.server.query(unshared) == [(0,)]  # no lead without consent
     text = visible_text(httpx.get(report["reportUrl"]).text)

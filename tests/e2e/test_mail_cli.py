@@ -21,6 +21,7 @@ from garage_tools.store.models import OutboxMessage
 from tests.conftest import free_port
 from tests.databases import throwaway_url
 from tests.fakes.smtp_sink import SmtpSink
+from tests.polling import eventually_async
 
 DB_PASSWORD = "pg-Secret-1"
 SMTP_PASSWORD = "smtp-Secret-9"
@@ -132,12 +133,12 @@ async def test_worker_stops_on_sigterm_after_delivering(deployment: Deployment) 
     try:
         message_id = await deployment.submit("dev@example.com", "Sign in", "https://doors.example.com/login/y")
         outbox = deployment.workdir / "var" / "mail"
-        for _ in range(300):  # start-up plus one poll; bounded
-            if any(message_id in path.read_text() for path in outbox.glob("*.eml")):
-                break
-            await asyncio.sleep(0.1)
-        else:
-            pytest.fail("the worker wrote no .eml file")
+
+        async def written() -> bool:
+            return any(message_id in path.read_text() for path in outbox.glob("*.eml"))
+
+        # Start-up plus one poll.
+        await eventually_async(written, seconds=30, every=0.1, what="the worker to write the message's .eml file")
         process.send_signal(signal.SIGTERM)
         _, err = await asyncio.wait_for(process.communicate(), timeout=20)
     finally:
@@ -155,16 +156,14 @@ async def test_a_worker_of_its_own_serves_its_deliveries_for_prometheus(deployme
         for address in ("one@example.com", "two@example.com"):
             await deployment.submit(address, "Your report", "https://doors.example.com/reports/x")
         async with httpx.AsyncClient() as client:
-            for _ in range(300):  # start-up plus a poll or two; bounded
-                try:
-                    scraped = (await client.get(f"http://127.0.0.1:{port}/metrics")).text
-                except httpx.TransportError:
-                    scraped = ""
-                if sent in scraped:
-                    break
-                await asyncio.sleep(0.1)
-            else:
-                pytest.fail(f"the worker's metrics never showed two deliveries:\n{scraped}")
+
+            async def scraped() -> bool:  # refused until the worker listens: not yet
+                text = (await client.get(f"http://127.0.0.1:{port}/metrics")).text
+                assert sent in text, f"the last scrape:\n{text}"  # shown if the wait times out
+                return True
+
+            # Start-up plus a poll or two.
+            await eventually_async(scraped, seconds=30, every=0.1, what="the worker's metrics to show two deliveries")
     finally:
         process.send_signal(signal.SIGTERM)
         await asyncio.wait_for(process.communicate(), timeout=20)

@@ -12,7 +12,6 @@ import itertools
 import json
 import re
 import secrets
-import time
 from collections.abc import Iterator
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -29,8 +28,10 @@ from garage_tools.tools import build_registry
 from tests.conftest import KEY_CACHE_SECONDS, LiveServer, start_server, stop_server
 from tests.e2e.test_mcp import first_message
 from tests.e2e.test_portal import Visitor, csrf_of, latest_link, mails_to, new_email, signed_in
+from tests.polling import eventually
 
 REDIRECT = "http://127.0.0.1:9/callback"
+REVOCATION_SECONDS = KEY_CACHE_SECONDS + 3  # a revoked token may work until every process's key cache lets it go
 _registrations = itertools.count()  # nothing listens: the tests read the Location the consent page sends
 
 
@@ -124,13 +125,6 @@ class Grant:
 
 def pro_status(server: LiveServer, access_token: str) -> int:
     return first_message(f"{server.url}/mcp-pro", "2026-07-28", access_token).status_code
-
-
-def eventually_refused(server: LiveServer, access_token: str) -> None:
-    deadline = time.monotonic() + KEY_CACHE_SECONDS + 3
-    while pro_status(server, access_token) != 401:
-        assert time.monotonic() < deadline, "the token kept working past the key cache time"
-        time.sleep(0.2)
 
 
 # -- discovery --------------------------------------------------------------------------------------
@@ -241,7 +235,7 @@ async def test_sdk_oauth_client_signs_in_by_link_allows_and_calls_pro_tools(serv
     assert grant_id
     revoked = person.client.post(f"/developers/apps/{grant_id.group(1)}/revoke", data={"csrf": csrf_of(dashboard)})
     assert revoked.status_code == 303
-    eventually_refused(server, storage.tokens.access_token)
+    eventually(lambda: pro_status(server, storage.tokens.access_token) == 401, seconds=REVOCATION_SECONDS)
     assert "Test Assistant" not in person.dashboard().text.split("Connected apps", 1)[1]
 
 
@@ -319,7 +313,7 @@ def test_a_reused_code_is_refused_and_revokes_what_it_gave(server: LiveServer, p
     first = grant.exchange().json()
     again = grant.exchange()
     assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
-    eventually_refused(server, first["access_token"])
+    eventually(lambda: pro_status(server, first["access_token"]) == 401, seconds=REVOCATION_SECONDS)
     assert grant.refresh(first["refresh_token"]).status_code == 400
 
 
@@ -344,13 +338,19 @@ def test_refresh_rotates_and_a_reused_refresh_token_revokes_the_family(server: L
     assert pro_status(server, rotated["access_token"]) == 200
     # Within the grace window a retry gets the same new tokens; past it, the reuse (a thief, or a client that
     # lost track) is refused and revokes the family.
-    deadline = time.monotonic() + REFRESH_GRACE.total_seconds() + 10
-    while (replayed := grant.refresh(first["refresh_token"])).status_code == 200:
-        assert replayed.json()["refresh_token"] == rotated["refresh_token"]
-        assert time.monotonic() < deadline, "the grace window never closed"
-        time.sleep(0.5)
+
+    def grace_closed() -> httpx.Response | None:
+        replayed = grant.refresh(first["refresh_token"])
+        if replayed.status_code == 200:
+            assert replayed.json()["refresh_token"] == rotated["refresh_token"], "a retry in grace got other tokens"
+            return None
+        return replayed
+
+    replayed = eventually(
+        grace_closed, seconds=REFRESH_GRACE.total_seconds() + 10, every=0.5, what="the grace window to close"
+    )
     assert replayed.status_code == 400 and replayed.json()["error"] == "invalid_grant"
-    eventually_refused(server, rotated["access_token"])
+    eventually(lambda: pro_status(server, rotated["access_token"]) == 401, seconds=REVOCATION_SECONDS)
     assert grant.refresh(rotated["refresh_token"]).status_code == 400
 
 
@@ -415,7 +415,8 @@ def test_a_client_revokes_its_own_tokens(server: LiveServer, person: Visitor) ->
     assert pro_status(server, tokens["access_token"]) == 200
     revoked = httpx.post(f"{server.url}/revoke", data={"token": tokens["refresh_token"], "client_id": grant.client_id})
     assert revoked.status_code == 200, revoked.text
-    eventually_refused(server, tokens["access_token"])  # the whole grant went with its refresh token
+    # The whole grant went with its refresh token.
+    eventually(lambda: pro_status(server, tokens["access_token"]) == 401, seconds=REVOCATION_SECONDS)
     assert grant.refresh(tokens["refresh_token"]).status_code == 400
 
 
@@ -436,6 +437,7 @@ def test_operators_list_and_revoke_connected_apps(server: LiveServer, person: Vi
     grant_id = listing.splitlines()[1].split()[0]  # the newest first
     assert all(c in "0123456789abcdef" for c in grant_id)  # no leading "-" for `apps revoke` to read as an option
     assert server.cli("apps", "revoke", grant_id).stdout.startswith(f"revoked {grant_id}")
-    eventually_refused(server, tokens["access_token"])  # another process: within the key cache time
+    # Another process: within the key cache time.
+    eventually(lambda: pro_status(server, tokens["access_token"]) == 401, seconds=REVOCATION_SECONDS)
     assert grant_id not in server.cli("apps", "list").stdout
     assert server.cli("apps", "revoke", "no-such-app", check=False).returncode != 0

@@ -22,6 +22,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests.conftest import LiveServer, start_server, stop_server
 from tests.e2e.test_portal import latest_link, new_email, new_key, signed_in
+from tests.polling import eventually
 
 TOKEN = "scrape-token-for-tests"
 JSON_LOGS = {"GARAGE_TOOLS_LOG_FORMAT": "json", "GARAGE_TOOLS_LOG_LEVEL": "info"}
@@ -67,12 +68,9 @@ def log_lines(server: LiveServer) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (server.workdir / "server.log").read_text().splitlines()]
 
 
-def wait_for_access_lines(server: LiveServer, wanted: Callable[[dict[str, Any]], bool], count: int = 1) -> None:
-    """Wait until `count` access-log lines match `wanted`: the log is written after the response is sent."""
-    deadline = time.monotonic() + 10
-    while sum(1 for line in log_lines(server) if line["logger"] == "uvicorn.access" and wanted(line)) < count:
-        assert time.monotonic() < deadline, "the access lines did not reach the log"
-        time.sleep(0.02)
+def access_lines(server: LiveServer, wanted: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+    """The access-log lines that match `wanted`. The log is written after the response is sent: poll for them."""
+    return [line for line in log_lines(server) if line["logger"] == "uvicorn.access" and wanted(line)]
 
 
 @pytest.fixture
@@ -121,14 +119,18 @@ def calls_until_both_workers_answered(server: LiveServer) -> int:
         with httpx.Client(base_url=server.url, timeout=10) as client:  # a new connection: either worker may take it
             return client.post("/api/v1/diagnose", json=DIAGNOSE).status_code
 
+    def logged(made: int) -> list[dict[str, Any]]:
+        """Every call made so far, once all of them have reached the access log."""
+        lines = access_lines(server, lambda line: line.get("path") == "/api/v1/diagnose")
+        return lines if len(lines) >= made else []
+
     made = 0
     with ThreadPoolExecutor(max_workers=8) as pool:
         for _ in range(20):
             assert set(pool.map(call, range(16))) == {200}
             made += 16
-            time.sleep(0.2)  # let the access lines reach the log
-            pids = {line["pid"] for line in log_lines(server) if line.get("path") == "/api/v1/diagnose"}
-            if len(pids) == 2:
+            lines = eventually(lambda: logged(made), seconds=10, every=0.02, what=f"{made} calls on the access log")
+            if len({line["pid"] for line in lines}) == 2:
                 return made
     raise AssertionError(f"after {made} calls only one worker had answered")
 
@@ -163,7 +165,7 @@ def test_the_request_id_is_echoed_and_on_the_json_log_line(json_server: LiveServ
     assert given.headers["X-Request-Id"] == "lb-2f9c0e:17"
     assert len(made.headers["X-Request-Id"]) == 32 and len(page.headers["X-Request-Id"]) == 32
     ids = {"lb-2f9c0e:17", made.headers["X-Request-Id"], page.headers["X-Request-Id"]}
-    wait_for_access_lines(json_server, lambda line: line.get("request_id") in ids, count=3)
+    eventually(lambda: len(access_lines(json_server, lambda line: line.get("request_id") in ids)) >= 3, every=0.02)
     by_id = {line.get("request_id"): line for line in log_lines(json_server) if line["logger"] == "uvicorn.access"}
     line = by_id["lb-2f9c0e:17"]
     assert (line["method"], line["path"], line["status"], line["level"]) == ("POST", "/api/v1/diagnose", 200, "info")
@@ -183,7 +185,9 @@ def test_no_key_token_or_address_reaches_the_log(json_server: LiveServer) -> Non
         # What people paste by mistake: a key and an address in a query string (the access log shows it).
         assert client.get("/api/v1/diagnose", params={"api_key": key, "email": address}).status_code == 405
         assert client.get(link).status_code == 400  # a used link: its page says so (and its path is logged)
-    wait_for_access_lines(json_server, lambda line: line.get("status") == 400 and line.get("method") == "GET")
+    eventually(
+        lambda: access_lines(json_server, lambda line: line.get("status") == 400 and line.get("method") == "GET")
+    )
     log = (json_server.workdir / "server.log").read_text()
     lines = log_lines(json_server)  # something was logged, all of it JSON, the start-up banner included
     assert lines[0]["message"].startswith("garage-tools ") and "(database " in lines[0]["message"]
@@ -207,9 +211,9 @@ def test_sigterm_lets_a_request_in_flight_finish_then_exits_zero(tmp_path: Path)
     try:
         with socket.create_connection((host, int(port)), timeout=grace) as sock:
             sock.sendall(head + body[:10])  # the upload is under way...
-            time.sleep(0.3)
+            time.sleep(0.3)  # a sleep on purpose: the half-sent body must reach the server before the signal does
             server.process.send_signal(signal.SIGTERM)
-            time.sleep(1.0)
+            time.sleep(1.0)  # a sleep on purpose: what is tested is that the server is still there a while later
             assert server.process.poll() is None  # ...so the server waits for it
             sock.sendall(body[10:])
             reply = b""

@@ -17,8 +17,9 @@ import pytest
 
 from garage_tools.knowledge.data_files import DATA_DIR
 from tests.conftest import LiveServer, start_server, stop_server
-from tests.e2e.test_partner_console import DIXIE, RED_ROCK, Partner, eventually
+from tests.e2e.test_partner_console import DIXIE, RED_ROCK, Partner
 from tests.e2e.test_service_requests import body, mails_to
+from tests.polling import eventually
 
 NAMES = {
     partner["id"]: partner["displayName"]

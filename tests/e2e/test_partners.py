@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 
 from tests.conftest import LiveServer, start_server, stop_server
 from tests.e2e.test_mcp import MODES, connect
+from tests.polling import eventually
 from tests.scratch_postgres import UPSTREAM, scratch_database_sync, service_url
 from tests.tcp_proxy import tcp_proxy
 
@@ -124,14 +124,6 @@ def _route(server: LiveServer, **arguments: object) -> dict[str, object]:
     return dict(response.json())
 
 
-def _eventually(check: object, seconds: float = 15) -> None:
-    assert callable(check)
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.2)
-
-
 def test_operator_replaces_the_directory_from_a_csv_and_the_server_follows(operated: LiveServer) -> None:
     assert _route(operated)["partnerId"] != "dixie-new"  # the samples, seeded on first start
     listing = operated.cli("partners", "list").stdout
@@ -151,7 +143,7 @@ def test_operator_replaces_the_directory_from_a_csv_and_the_server_follows(opera
     good.write_text(NEW_DIRECTORY)
     imported = operated.cli("partners", "import", str(good))
     assert "imported 2 partners" in imported.stdout and "removed" in imported.stdout
-    _eventually(lambda: _route(operated, leadHeat="hot")["partnerId"] == "dixie-new")
+    eventually(lambda: _route(operated, leadHeat="hot")["partnerId"] == "dixie-new", seconds=15)
     assert _route(operated, leadHeat="cold", issue="broken_spring")["partnerId"] in {"dixie-new", "zion-radius"}
 
     exported = json.loads(operated.cli("partners", "export").stdout)
@@ -185,14 +177,18 @@ def test_operator_imports_promotions_and_sees_leads(operated: LiveServer) -> Non
         body = httpx.post(f"{operated.url}/api/v1/getActivePromotions", json={"partnerId": "dixie-new"}).json()
         return list(body["promotions"])
 
-    _eventually(lambda: len(offers()) == 1)
+    eventually(lambda: len(offers()) == 1, seconds=15)
 
     since = datetime.now(UTC).isoformat()
     for heat, issue in [("hot", "broken_cable"), ("hot", "broken_cable"), ("warm", "worn_rollers")]:
         _route(operated, leadHeat=heat, issue=issue, doorSize="16x7")
 
     # Searches are referrals, one per caller, partner and issue a day: the repeated search counts once.
-    _eventually(lambda: sum(t[0] for t in _tallies(operated, "--searches", "--since", since).values()) == 2)
+    eventually(
+        lambda: sum(t[0] for t in _tallies(operated, "--searches", "--since", since).values()) == 2,
+        seconds=15,
+        every=0.2,
+    )
     assert sum(t[1] for t in _tallies(operated, "--searches", "--since", since).values()) == 1  # the hot one, once
     assert "no leads" in operated.cli("partners", "leads", "--since", since).stdout  # a search is not a lead
     assert "no searches" in operated.cli("partners", "leads", "--searches", "--since", "2099-01-01").stdout
@@ -229,13 +225,13 @@ def test_routing_answers_through_a_store_outage_and_the_lead_is_kept(tmp_path: P
         try:
             assert _route(server)["covered"] is True  # the directory is in memory from here on
             # The first lead reaches the store before the cut, so the outage only holds back the second.
-            _eventually(lambda: _stored_leads(server) == [(None,)])
+            eventually(lambda: _stored_leads(server) == [(None,)], seconds=15)
             proxy.cut()
             during = _route(server, leadHeat="hot", issue="broken_spring")
             assert during["covered"] is True and during["partner"]
             proxy.restore()
             # Written on the recorder's next retry (1 s after the failed write, doubling while the store is down).
-            _eventually(lambda: len(_stored_leads(server)) >= 2, seconds=30)
+            eventually(lambda: len(_stored_leads(server)) >= 2, seconds=30)
             assert sorted(_stored_leads(server), key=str) == [("hot",), (None,)]  # kept, and written once
         finally:
             stop_server(server)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ import pytest
 from garage_tools.inputs import holdable
 from tests.conftest import RAISED_LIMITS, LiveServer, start_server, stop_server
 from tests.mailbox import wait_for_mail
+from tests.polling import eventually
 
 _addresses = itertools.count(1)
 LINK = re.compile(r"http://[^\s\"<>]+/developers/confirm/[A-Za-z0-9_-]+")
@@ -57,11 +57,11 @@ def mails_to(server: LiveServer, address: str) -> list[str]:
 def mails_once(server: LiveServer, address: str, count: int) -> list[str]:
     """The mail queued to `address` once there are `count` messages (a link is queued just after the answer,
     so that its timing tells nothing); fails if they do not come."""
-    deadline = time.monotonic() + 15
-    while len(found := mails_to(server, address)) < count:
-        assert time.monotonic() < deadline, f"{len(found)} of {count} mails to {address}"
-        time.sleep(0.05)
-    return found
+    return eventually(
+        lambda: found if len(found := mails_to(server, address)) >= count else None,
+        seconds=15,
+        what=f"{count} mails to {address}",
+    )
 
 
 def latest_link(server: LiveServer, address: str, before: int = 0) -> str:
@@ -342,10 +342,8 @@ def test_links_are_throttled_per_address_without_telling(server: LiveServer) -> 
     assert {(a.status_code, a.headers["location"]) for a in answers} == {(303, "/developers/sign-in/sent")}
     assert len(mails_once(server, address, 3)) == 3
     log = server.workdir / "server.log"
-    deadline = time.monotonic() + 15
-    while "too many requests for one address" not in log.read_text():  # the last two, after their answers
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    # The last two are refused after their answers, so the log line comes a little later.
+    eventually(lambda: "too many requests for one address" in log.read_text(), seconds=15)
     assert len(mails_to(server, address)) == 3
 
 

@@ -23,6 +23,7 @@ from tests.conftest import REDIS_URL, LiveServer, postgres_database, start_serve
 from tests.e2e.test_inspection import submission
 from tests.e2e.test_portal import new_key, signed_in
 from tests.fakes.smtp_sink import SmtpSink
+from tests.polling import eventually
 
 pytestmark = pytest.mark.postgres
 
@@ -74,13 +75,6 @@ def post(server: LiveServer, tool: str, body: Any, **headers: str) -> httpx.Resp
     return httpx.post(f"{server.url}/api/v1/{tool}", json=body, headers=headers, timeout=10)
 
 
-def wait_until(check: Any, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, "timed out waiting"
-        time.sleep(0.1)
-
-
 def test_the_public_limit_is_one_budget_across_processes(cluster: Cluster) -> None:
     # Alternate between the two processes, as a round-robin load balancer would.
     statuses = [
@@ -101,7 +95,11 @@ def test_a_key_made_in_the_portal_of_one_works_in_the_other(cluster: Cluster) ->
     assert '"pro-minute"' in answer.headers["RateLimit-Policy"]
     # Revoked through the first, refused by the second once its key cache expires (5 s by default).
     assert visitor.revoke(key_id).status_code < 400
-    wait_until(lambda: post(cluster.second, "getDoorStyles", {}, Authorization=f"Bearer {key}").status_code == 401, 10)
+    eventually(
+        lambda: post(cluster.second, "getDoorStyles", {}, Authorization=f"Bearer {key}").status_code == 401,
+        seconds=10,
+        every=0.1,
+    )
 
 
 def test_a_report_filed_through_one_is_served_by_the_other(cluster: Cluster) -> None:
@@ -118,7 +116,7 @@ def test_referrals_from_both_land_in_the_shared_store(cluster: Cluster) -> None:
     for server, issue in zip(cluster.servers, ("wont_close", "broken_spring"), strict=True):
         body = {"zipOrLocation": "84770", "issue": issue, "leadHeat": "hot"}
         assert post(server, "routeByZip", body).status_code == 200
-    wait_until(lambda: cluster.second.query(count)[0][0] == before + 2)
+    eventually(lambda: cluster.second.query(count)[0][0] == before + 2, seconds=30)
 
 
 def test_the_outbox_delivers_each_message_once_with_two_workers_running(cluster: Cluster) -> None:
@@ -131,8 +129,10 @@ def test_the_outbox_delivers_each_message_once_with_two_workers_running(cluster:
     def delivered() -> list[str]:
         return [to for received in cluster.sink.received for to in received.rcpt_tos if run in to]
 
-    wait_until(lambda: len(delivered()) >= len(addresses))
-    time.sleep(1)  # room for a second, duplicate delivery to show up if a message were claimed twice
+    eventually(lambda: len(delivered()) >= len(addresses), seconds=30)
+    # A sleep on purpose: room for a second, duplicate delivery to show up if a message were claimed twice (an
+    # absence cannot be awaited).
+    time.sleep(1)
     assert sorted(delivered()) == sorted(addresses)
     rows = cluster.first.query("SELECT status, attempts FROM outbox WHERE to_address LIKE $1", f"%{run}%")
     # Each message was claimed by exactly one of the two workers, exactly once.

@@ -6,8 +6,7 @@ sweep`, with a response time of about a second."""
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,20 +15,13 @@ import httpx
 import pytest
 
 from tests.conftest import LiveServer, start_server, stop_server
+from tests.polling import eventually
 
 DIXIE = "dixie-door-and-spring"
 
 
 def office(partner_id: str) -> str:
     return f"office@{partner_id}.example.com"
-
-
-def eventually(check: Callable[[], bool], seconds: float = 15) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("the condition did not hold in time")
-        time.sleep(0.05)
 
 
 def mails_to(server: LiveServer, address: str) -> list[tuple[str, str, str]]:
@@ -75,7 +67,9 @@ def test_the_tool_answers_a_number_and_link_and_refuses_plainly(server: LiveServ
     assert (
         found["statusUrl"].startswith(f"{server.url}/requests/") and found["partner"]["name"] == "Dixie Door & Spring"
     )
-    eventually(lambda: any(found["requestId"] in subject for subject, _, _ in mails_to(server, office(DIXIE))), 5)
+    eventually(
+        lambda: any(found["requestId"] in subject for subject, _, _ in mails_to(server, office(DIXIE))), seconds=5
+    )
     for changes, code in (
         ({"consent": {"contactShare": False}}, "consent_required"),
         ({"partnerId": "nobody-here"}, "unknown_partner"),
@@ -111,7 +105,7 @@ def test_without_javascript_a_homeowner_sends_sees_and_cancels(server: LiveServe
     number = re.search(r"Request (R-\d{4}-\d{4}) sent", page.text)
     assert page.status_code == 200 and number, page.text
     assert "Sent to Dixie Door &amp; Spring" in page.text and "Cancel my request" in page.text
-    eventually(lambda: any(number.group(1) in s for s, _, _ in mails_to(server, "sam.rivera@example.com")), 5)
+    eventually(lambda: any(number.group(1) in s for s, _, _ in mails_to(server, "sam.rivera@example.com")), seconds=5)
     [(_, confirmation, _)] = mails_to(server, "sam.rivera@example.com")
     status_path = sent.headers["location"].split("?", 1)[0]
     assert f"{server.url}{status_path}" in confirmation
@@ -124,7 +118,7 @@ def test_without_javascript_a_homeowner_sends_sees_and_cancels(server: LiveServe
     assert cancelled.status_code == 303
     after = browser.get(status_path)
     assert "You cancelled this request." in after.text and "Cancel my request" not in after.text
-    eventually(lambda: any("You cancelled" in s for s, _, _ in mails_to(server, "sam.rivera@example.com")), 5)
+    eventually(lambda: any("You cancelled" in s for s, _, _ in mails_to(server, "sam.rivera@example.com")), seconds=5)
     assert any("Cancelled" in s for s, _, _ in mails_to(server, office(DIXIE)))
 
 
@@ -172,9 +166,9 @@ def test_an_unanswered_request_is_passed_on_by_serve_and_by_the_command(tmp_path
             [(found,)] = live.query("SELECT partner_id FROM service_requests WHERE id = $1", answer["requestId"])
             return str(found)
 
-        eventually(lambda: partner() != DIXIE)  # about a second of silence, then serve's sweep
+        eventually(lambda: partner() != DIXIE, seconds=15)  # about a second of silence, then serve's sweep
         moved = partner()
-        eventually(lambda: any(answer["requestId"] in s for s, _, _ in mails_to(live, office(moved))), 5)
+        eventually(lambda: any(answer["requestId"] in s for s, _, _ in mails_to(live, office(moved))), seconds=5)
         swept = live.cli("requests", "sweep")
         assert swept.stdout.startswith("sweep: ")
     finally:

@@ -21,6 +21,7 @@ from garage_tools.store.models import OutboxMessage, WebhookEndpoint
 from garage_tools.store.webhooks import enqueue_event
 from tests.databases import throwaway_url
 from tests.fakes.webhook_receiver import WebhookReceiver
+from tests.polling import eventually_async
 
 DIXIE = "dixie-door-and-spring"
 ALLOW_LOOPBACK = {"GARAGE_TOOLS_WEBHOOK_ALLOW_ADDRESSES": "127.0.0.1"}
@@ -122,15 +123,15 @@ async def test_a_worker_killed_mid_delivery_loses_nothing(deployment: Deployment
         receiver.let_go.set()
         successor = await deployment.start_worker(**settings)
         try:
-            for _ in range(600):  # polls; the lease (20 s) has to run out first
+
+            async def sent() -> bool:
                 async with deployment.database.session() as session:
-                    status = await session.scalar(select(OutboxMessage.status))
-                if status == "sent":
-                    break
-                await asyncio.sleep(0.1)
+                    return await session.scalar(select(OutboxMessage.status)) == "sent"
+
+            # The lease (20 s) has to run out first.
+            await eventually_async(sent, seconds=60, every=0.1, what="the successor to send the message")
         finally:
             successor.send_signal(signal.SIGTERM)
             await asyncio.wait_for(successor.communicate(), timeout=20)
-    assert status == "sent"
     assert {r.webhook_id for r in receiver.received} == {row.message_id}  # the same event, at least once
     assert any(r.verified == {**r.verified, "type": "request.created"} for r in receiver.verified())

@@ -7,12 +7,13 @@ e.g. TLS), and is then started with `start()` or `with`; `port` is known once `s
 from __future__ import annotations
 
 import threading
-import time
 from types import TracebackType
 from typing import Any, Self
 
 import uvicorn
 from starlette.types import ASGIApp
+
+from tests.polling import eventually
 
 START_DEADLINE_SECONDS = 10.0
 
@@ -41,11 +42,16 @@ class LoopbackFake:
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, name=self.name, daemon=True)
         thread.start()
-        deadline = time.monotonic() + START_DEADLINE_SECONDS
-        while not server.started:  # polls the condition; a thread that died is reported at once
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"the {self.name} did not start")
-            time.sleep(0.01)
+
+        def state() -> str | None:  # a thread that died is reported at once
+            return "started" if server.started else None if thread.is_alive() else "its thread ended"
+
+        try:
+            started = eventually(state, seconds=START_DEADLINE_SECONDS, every=0.01, what=f"the {self.name} to start")
+        except AssertionError:
+            started = "timed out"
+        if started != "started":
+            raise RuntimeError(f"the {self.name} did not start ({started})")
         self._server, self._thread = server, thread
         self.port = server.servers[0].sockets[0].getsockname()[1]
 
