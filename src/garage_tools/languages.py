@@ -31,6 +31,8 @@ def supported(tag: str | None) -> str | None:
 
 def from_accept_language(header: str) -> str | None:
     """The supported language the browser prefers most (RFC 9110 §12.5.4: q-values, then order), or None."""
+    if not header:  # most API calls send none: every tool call asks (`Services.tool_context`)
+        return None
     ranked: list[tuple[float, int, str]] = []
     for position, part in enumerate(header.split(",")):
         tag, _, params = part.strip().partition(";")

@@ -203,6 +203,8 @@ class LanguageGuesser:
             lang: signature - frozenset().union(*(other for code, other in signatures.items() if code != lang))
             for lang, signature in signatures.items()
         }
+        #: Each word only one language uses -> that language (the sets above are disjoint): one look-up a word.
+        self._owner = {word: lang for lang, own in self._own.items() for word in own}
 
     @property
     def languages(self) -> Sequence[str]:
@@ -214,8 +216,12 @@ class LanguageGuesser:
 
     def ranked(self, text: str, hints: Sequence[str] = ()) -> list[str]:
         """`guess` first, then any other language some of the text's words are in, the most words first."""
-        found = words(text)
-        scores = {lang: sum(word in own for word in found) for lang, own in self._own.items()}
+        scores = dict.fromkeys(self._own, 0)
+        owner = self._owner
+        for word in words(text):
+            lang = owner.get(word)
+            if lang is not None:
+                scores[lang] += 1
 
         def order(lang: str) -> tuple[int, int, int]:
             hinted = hints.index(lang) if lang in hints else len(hints)
