@@ -6,6 +6,7 @@ scrolls sideways (Spanish runs about a fifth longer) and axe-core finds nothing 
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -109,4 +110,34 @@ def test_a_spanish_browser_fills_in_the_form_and_reads_a_spanish_report(
     assert serious_findings(page) == []
     page.screenshot(path=str(SHOTS / f"report-{name}.png"), full_page=True)
     assert problems == []
+    context.close()
+
+
+def answering(status: int, headers: dict[str, str], body: str) -> Any:
+    """A route handler that answers every call with this refusal."""
+    return lambda route: route.fulfill(status=status, headers=headers, content_type="application/json", body=body)
+
+
+def test_a_refusal_reads_in_the_pages_language(server: LiveServer, browser: Any) -> None:
+    """A limit or an outage says what to do in Spanish; so does an answer the service could not use."""
+    context = browser.new_context(locale="es-US", extra_http_headers={"X-Forwarded-For": next(_addresses)})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    refusals = [
+        (429, {"Retry-After": "42"}, "rate_limited", "Espere 42 segundos"),
+        (503, {"Retry-After": "5"}, "service_unavailable", "Algo falló de nuestro lado"),
+        (400, {}, "invalid_arguments", "No pudimos usar lo que escribió"),
+    ]
+    page.goto(f"{server.url}/inspection")
+    page.get_by_label("Correo electrónico").fill("ana.refused@example.com")
+    page.get_by_label("Código postal").fill("84770")
+    choose(page, "Rodillos", "Bien")
+    status = page.locator("#form-status")
+    for code, headers, name, says in refusals:
+        envelope = {"error": {"code": name, "message": "An English message.", "status": code}}
+        page.route("**/api/v1/submitInspection", answering(code, headers, json.dumps(envelope)))
+        page.get_by_role("button", name="Ver mi informe").click()
+        status.wait_for(state="visible")
+        assert says in status.inner_text() and "English" not in status.inner_text(), status.inner_text()
+        page.unroute("**/api/v1/submitInspection")
     context.close()

@@ -49,6 +49,19 @@
   const say = (name, values = {}) =>
     words[name].replace(/\{(\w+)\}/g, (slot, key) => (key in values ? String(values[key]) : slot));
 
+  // A refusal in the page's words: a limit or an outage reads the same in every language; what was wrong with
+  // the answers is the service's own message (it names the field) on an English page, a plain sentence otherwise.
+  const refusal = (response, answer) => {
+    if (response.status === 429) {
+      const limits = response.headers.get("RateLimit") || "";
+      if (/"photos-[^"]*";r=0(;|,|$)/.test(limits)) return { message: say("photoCapReached") };
+      return { message: say("tooMany", { seconds: response.headers.get("Retry-After") || "60" }) };
+    }
+    if (response.status >= 500 || !answer || !answer.error) return { message: say("tryAgain") };
+    if (language === "en") return { message: answer.error.message, details: answer.error.details };
+    return { message: say("invalid") };
+  };
+
   // --- progress: "12 of 24 checked", announced politely as it changes ---
   const progress = document.getElementById("progress");
   const fill = document.getElementById("progress-fill");
@@ -330,7 +343,7 @@
           verdict.textContent = [`${severityWords[answer.severity] || ""}: ${answer.partLabel}, ${answer.condition}.`,
             answer.explanation, ...problems].filter(Boolean).join(" ");
         } else {
-          verdict.textContent = (answer && answer.error && answer.error.message) || say("notChecked");
+          verdict.textContent = refusal(response, answer).message || say("notChecked");
         }
       } catch {
         verdict.textContent = say("offline");
@@ -362,10 +375,9 @@
         forget(); // sent: the next visit starts a new inspection
         showReport(answer);
         idempotencyKey = newKey();
-      } else if (answer && answer.error) {
-        showProblem(answer.error.message, answer.error.details);
       } else {
-        showProblem(say("answered", { status: response.status }));
+        const { message, details } = refusal(response, answer);
+        showProblem(message, details);
       }
     } catch {
       showProblem(say("unreachable"));
