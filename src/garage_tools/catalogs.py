@@ -13,6 +13,7 @@ from datetime import date
 from functools import lru_cache
 from io import BytesIO
 from pathlib import Path
+from typing import Any
 
 from babel.dates import format_date
 from babel.messages.mofile import write_mo
@@ -44,3 +45,28 @@ def translations(language: str) -> gettext.NullTranslations:
 def short_day(day: date, language: str) -> str:
     """A day as a short label in `language`: "Tue 1 Dec", "mar 1 dic" (Babel's CLDR names)."""
     return format_date(day, "EEE d MMM", locale=language)
+
+
+#: A JSON words file's keys that are notes for people, not words a page shows.
+NOT_SHOWN = frozenset({"about", "$schema"})
+
+
+def translate_words(words: Any, language: str) -> Any:
+    """A JSON words file (such as the result cards' `results-words.json`) in `language`: every string it
+    shows looked up in the gettext catalog (its English is the message id), keys and notes left as they are.
+    The browser's copy of the cards (results.js, the widget, the MCP App views) receives these same words, so
+    every rendering agrees."""
+    if language == DEFAULT:
+        return words
+    gettext = translations(language).gettext
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return gettext(value) if value else value
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        if isinstance(value, dict):
+            return {key: item if key in NOT_SHOWN else walk(item) for key, item in value.items()}
+        return value
+
+    return walk(words)

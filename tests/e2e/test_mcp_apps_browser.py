@@ -93,6 +93,21 @@ def test_diagnose_renders_the_diagnosis_card(live_server: LiveServer, mount: Any
     shoot(page, "diagnosis")
 
 
+def test_a_spanish_answer_is_drawn_in_spanish(live_server: LiveServer, mount: Any) -> None:
+    arguments = {"description": "escuché un estallido en la cochera y el portón ya no sube"}
+    result = rpc(live_server, "tools/call", {"name": "diagnose", "arguments": arguments})
+    assert result["structuredContent"]["lang"] == "es"
+    page = mount(view_for(live_server, "diagnose"), arguments, result, PHONE)
+    frame = page.frame_locator("iframe")
+    card = frame.locator(".gdr-diagnosis")
+    card.wait_for()
+    text = card.inner_text()
+    assert "Lo más probable: Resorte roto o fallando" in text and "Most likely" not in text
+    assert frame.locator("html").get_attribute("lang") == "es"
+    assert not page.problems and not sideways(page)
+    shoot(page, "diagnosis-es")
+
+
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390", "1280"])
 def test_route_by_zip_renders_the_pro_card(live_server: LiveServer, mount: Any, viewport: dict[str, int]) -> None:
     arguments = {"zipOrLocation": "84770", "issue": "broken_spring"}

@@ -12,6 +12,7 @@ content, which is what the views draw; clients without apps read those as before
 from __future__ import annotations
 
 import html
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ import mcp_types as types
 from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
 
 from garage_tools import __version__
+from garage_tools.catalogs import translate_words
+from garage_tools.languages import SUPPORTED
 from garage_tools.registry import Registry, Tool
 
 STATIC = Path(__file__).resolve().parents[1] / "web" / "static"
@@ -106,6 +109,11 @@ def _page(name: str) -> str:
     def data(text: str) -> str:
         return text.replace("</", "<\\/")  # JSON inside <script> must not close it
 
+    def in_every_language(path: str) -> str:
+        """A words file in each language the service speaks: the view picks the answer's (view.js `speak`)."""
+        words = json.loads(read(path))
+        return data(json.dumps({code: translate_words(words, code) for code in SUPPORTED}, ensure_ascii=False))
+
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -113,8 +121,9 @@ def _page(name: str) -> str:
         f"<style>{read('components/results.css')}\n{read('apps/view.css')}</style></head>"
         f'<body data-view="{name}" data-version="{__version__}">'
         '<main id="view" aria-live="polite"></main>'
-        f'<script type="application/json" id="card-words">{data(read("components/results-words.json"))}</script>'
-        f'<script type="application/json" id="view-words">{data(read("apps/words.json"))}</script>'
+        f'<script type="application/json" id="card-words">{in_every_language("components/results-words.json")}'
+        "</script>"
+        f'<script type="application/json" id="view-words">{in_every_language("apps/words.json")}</script>'
         f"<script>{read('components/results.js')}</script>"
         f"<script>{read('apps/view.js')}</script>"
         "</body></html>"

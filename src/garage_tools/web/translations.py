@@ -7,34 +7,10 @@ import json
 from collections.abc import Iterator
 from typing import IO, Any
 
-from garage_tools.catalogs import LOCALES, catalog_path, short_day, translations
-from garage_tools.languages import DEFAULT, N_
+from garage_tools.catalogs import LOCALES, NOT_SHOWN, catalog_path, short_day, translate_words, translations
+from garage_tools.languages import N_
 
 __all__ = ["LOCALES", "N_", "catalog_path", "extract_words", "short_day", "translate_words", "translations"]
-
-
-#: A JSON words file's keys that are notes for people, not words a page shows.
-_NOT_SHOWN = frozenset({"about", "$schema"})
-
-
-def translate_words(words: Any, language: str) -> Any:
-    """A JSON words file (such as the result cards' `results-words.json`) in `language`: every string it
-    shows looked up in the gettext catalog (its English is the message id), keys and notes left as they are.
-    The browser's copy of the cards (results.js) receives these same words, so both renderings agree."""
-    if language == DEFAULT:
-        return words
-    gettext = translations(language).gettext
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, str):
-            return gettext(value) if value else value
-        if isinstance(value, list):
-            return [walk(item) for item in value]
-        if isinstance(value, dict):
-            return {key: item if key in _NOT_SHOWN else walk(item) for key, item in value.items()}
-        return value
-
-    return walk(words)
 
 
 def extract_words(
@@ -57,7 +33,7 @@ def extract_words(
                 yield from strings(item, shown)
         elif isinstance(value, dict):
             for key, item in value.items():
-                if key not in _NOT_SHOWN:
+                if key not in NOT_SHOWN:
                     yield from strings(item, key in chosen if chosen else shown)
 
     for message in strings(json.loads(text), not chosen):

@@ -6,7 +6,9 @@
  * (`ui/notifications/tool-input`) and result (`ui/notifications/tool-result`), which the view draws. Links open
  * through the host (`ui/open-link`), the pro card's button asks the host to call a tool (`tools/call`), and the
  * view reports its height (`ui/notifications/size-changed`). The page makes no network request of its own.
- * Which view this is comes from <body data-view>; the words from the two JSON blocks in the page.
+ * Which view this is comes from <body data-view>; the words from the two JSON blocks in the page, each in every
+ * language the service speaks: a view speaks its answer's language (`lang`), else the one the assistant asked
+ * for, else the host's locale (hostContext), else English.
  */
 (function () {
   "use strict";
@@ -14,13 +16,33 @@
   var PROTOCOL = "2026-01-26";
   var body = document.body;
   var root = document.getElementById("view");
-  var cardWords = JSON.parse(document.getElementById("card-words").textContent);
-  var words = JSON.parse(document.getElementById("view-words").textContent);
-  var cards = window.GarageResults.create(cardWords);
+  var cardWordsBy = JSON.parse(document.getElementById("card-words").textContent);
+  var wordsBy = JSON.parse(document.getElementById("view-words").textContent);
+  var words, cards;
+  var hostLocale = null; // the host's locale (hostContext.locale, e.g. "es-US"), when it says
   var fill = window.GarageResults.fill;
   var pending = {};
   var nextId = 1;
   var toolInput = {}; // the arguments the assistant called the tool with (ui/notifications/tool-input)
+
+  /** The language a tag names ("es-MX" -> "es") when the view has words in it, else null. */
+  function spoken(tag) {
+    var code = typeof tag === "string" ? tag.split(/[-_]/)[0].toLowerCase() : "";
+    return wordsBy[code] ? code : null;
+  }
+
+  /** Speak `code`: the view's and the cards' words, and <html lang>. */
+  function speak(code) {
+    words = wordsBy[code];
+    cards = window.GarageResults.create(cardWordsBy[code]);
+    document.documentElement.lang = code;
+  }
+
+  function languageOf(answer) {
+    return spoken(answer && answer.lang) || spoken(toolInput.lang) || spoken(hostLocale) || "en";
+  }
+
+  speak("en");
 
   function post(message) {
     window.parent.postMessage(Object.assign({ jsonrpc: "2.0" }, message), "*");
@@ -246,6 +268,7 @@
 
   function render(result) {
     if (!result) return;
+    speak(languageOf(result.structuredContent));
     if (result.isError) {
       show(cards.message(fill(words.failed, { message: errorText(result) })));
       return;
@@ -270,6 +293,7 @@
       return;
     }
     if (message.method === "ui/notifications/tool-input") toolInput = (message.params && message.params.arguments) || {};
+    else if (message.method === "ui/notifications/host-context-changed") hostLocale = (message.params || {}).locale || hostLocale;
     else if (message.method === "ui/notifications/tool-result") render(message.params);
     else if (message.method === "ui/resource-teardown") post({ id: message.id, result: {} });
     else if (message.method === "ping") post({ id: message.id, result: {} });
@@ -290,7 +314,8 @@
     protocolVersion: PROTOCOL,
     appInfo: { name: "garage-door-tools-" + body.getAttribute("data-view"), version: body.getAttribute("data-version") },
     appCapabilities: {}
-  }).then(function () {
+  }).then(function (result) {
+    hostLocale = (result && result.hostContext && result.hostContext.locale) || null;
     notify("ui/notifications/initialized");
   });
 })();
