@@ -16,7 +16,6 @@ import re
 import socket
 import subprocess
 import threading
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
 from tests.conftest import LiveServer
+from tests.polling import eventually
 
 pytestmark = pytest.mark.slow  # the suite runs every scenario on three protocol revisions
 
@@ -228,10 +228,13 @@ def pro_proxy(live_server: LiveServer) -> Iterator[BearerProxy]:
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="bearer-proxy", daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "bearer proxy did not start"
-        time.sleep(0.02)
+
+    def started() -> bool:
+        if not thread.is_alive():
+            pytest.fail("the bearer proxy's thread ended before it started")
+        return server.started
+
+    eventually(started, seconds=10, every=0.02, what="the bearer proxy to start")
     try:
         yield BearerProxy(f"http://127.0.0.1:{sock.getsockname()[1]}", statuses)
     finally:

@@ -21,6 +21,10 @@ SCREENSHOT = Path("/tmp/garage-tools-inspection-form.png")
 REPORT_SCREENSHOT = Path("/tmp/garage-tools-inspection-report.png")
 SHOTS = Path("/tmp/garage-tools-inspection")  # result-<viewport>.png and report-<viewport>.png, to look at
 ADDRESS = "robin.homeowner@example.com"
+#: True once the page has not scrolled since the last call (Playwright calls it on each poll).
+SCROLL_SETTLED = (
+    "() => { const y = window.scrollY, same = window.__lastScrollY === y; window.__lastScrollY = y; return same; }"
+)
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +149,8 @@ def test_after_sending_focus_moves_to_the_result_and_the_report_reads_well(
     call = result.get_by_role("link", name="Call Dixie Door & Spring")
     assert call.get_attribute("href") == "tel:+14355550102"
     assert result.get_by_role("link", name="Book online").is_visible()
-    page.wait_for_timeout(600)  # the smooth scroll to the result settles
+    # The smooth scroll to the result has settled: the page stays put between two polls.
+    page.wait_for_function(SCROLL_SETTLED, polling=100)
     page.screenshot(path=str(SHOTS / f"result-{viewport}.png"))
 
     result.get_by_role("link", name="Open your report").click()

@@ -72,7 +72,7 @@ def test_the_lab_grows_to_its_content_on_a_phone(browser: Any, site: HostSite) -
     page.screenshot(path=str(SHOTS / "lab-embed-390.png"))
     # A message from anything but the lab's own frame changes nothing, whatever it claims.
     page.evaluate("window.postMessage({type: 'garage-lab:height', height: 99}, '*')")
-    page.wait_for_timeout(300)
+    page.wait_for_timeout(300)  # a sleep on purpose: nothing is to change, and an absence cannot be awaited
     assert page.evaluate(FRAME_HEIGHT) == frame
     assert problems == []
     page.close()
@@ -88,7 +88,7 @@ def test_under_a_strict_host_csp_the_loader_still_fits_the_frame(browser: Any, s
 
 def test_without_the_loader_the_frame_is_phone_sized(browser: Any, site: HostSite) -> None:
     page, problems = open_phone(browser, site, "/bare.html")
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(500)  # a sleep on purpose: nothing may resize the frame, and an absence cannot be awaited
     box = page.locator("iframe").bounding_box()
     assert box is not None and box["width"] > 300 and 600 <= box["height"] <= 0.85 * PHONE["height"] + 1
     assert problems == []

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -21,6 +20,7 @@ from tests.conftest import LiveServer, free_port, start_server, stop_server
 from tests.e2e.page_checks import serious_findings, sideways
 from tests.e2e.test_conformance import NODE
 from tests.e2e.test_portal import latest_link
+from tests.polling import eventually
 
 REPO = Path(__file__).resolve().parents[2]
 BRIDGE = REPO / "tests" / "mcp-remote" / "node_modules" / "mcp-remote" / "dist" / "proxy.js"
@@ -69,14 +69,15 @@ class Bridge:
         raise AssertionError(f"the bridge ended before answering {request_id}:\n{self.log.read_text()}")
 
     def authorization_address(self, seconds: float = 60) -> str:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            found = AUTHORIZE.search(self.log.read_text())
-            if found:
+
+        def printed() -> str | None:
+            if found := AUTHORIZE.search(self.log.read_text()):
                 return found.group(1)
-            assert self.process.poll() is None, self.log.read_text()
-            time.sleep(0.2)
-        raise AssertionError(f"the bridge printed no authorization address:\n{self.log.read_text()}")
+            if self.process.poll() is not None:
+                pytest.fail(f"the bridge ended without an authorization address:\n{self.log.read_text()}")
+            return None
+
+        return eventually(printed, seconds=seconds, every=0.2, what="the bridge to print an authorization address")
 
     def close(self) -> None:
         self.process.kill()

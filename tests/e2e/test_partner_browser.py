@@ -23,6 +23,7 @@ import pytest
 from tests.conftest import LiveServer, start_server, stop_server
 from tests.e2e.page_checks import DESKTOP, PHONE, serious_findings, sideways
 from tests.e2e.test_home_browser import Visit
+from tests.polling import eventually
 
 DIXIE = "office@dixie-door-and-spring.example.com"
 DESKTOP_SHOT = Path("/tmp/garage-tools-partners-desktop.png")
@@ -47,16 +48,14 @@ def mail_count(server: LiveServer, address: str, kind: str) -> int:
 def newest_mail(server: LiveServer, address: str, kind: str, seconds: float = 10, *, seen: int = 0) -> str:
     """The newest message of `kind` queued to `address` once there are more than `seen` of them (a sign-in link is
     queued just after the page answers, so an earlier link must not pass for it), waiting up to `seconds`."""
-    deadline = time.monotonic() + seconds
-    while True:
+
+    def newer() -> str | None:
         rows = server.query(
             "SELECT text_body FROM outbox WHERE to_address = $1 AND kind = $2 ORDER BY id DESC", address, kind
         )
-        if len(rows) > seen:
-            return str(rows[0][0])
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no new {kind} mail to {address} within {seconds} s")
-        time.sleep(0.2)
+        return str(rows[0][0]) if len(rows) > seen else None
+
+    return eventually(newer, seconds=seconds, every=0.2, what=f"a new {kind} mail to {address}")
 
 
 def check(page: Any) -> None:
@@ -128,20 +127,19 @@ def test_a_broken_spring_in_84770_reaches_its_partner_who_answers_with_an_offer(
     context.close()
 
     # The next homeowner in St. George sees it (every process serves it within the refresh interval).
-    deadline = time.monotonic() + 10
-    while True:
+    def shown_to_a_neighbour() -> bool:
         neighbour = Visit(browser, server, viewport=PHONE)
-        neighbour.ask("loud bang and the door won't open")
-        offers = neighbour.find_pro("84770").inner_text()
-        shown = OFFER in offers and "$60 off" in offers
-        if shown or time.monotonic() > deadline:
+        try:
+            neighbour.ask("loud bang and the door won't open")
+            offers = neighbour.find_pro("84770").inner_text()
+            shown = OFFER in offers and "$60 off" in offers
             if shown:
                 neighbour.page.locator("#pro-answer").screenshot(path="/tmp/garage-tools-partners-offer.png")
+            return shown
+        finally:
             neighbour.close()
-            break
-        neighbour.close()
-        time.sleep(0.5)
-    assert shown
+
+    eventually(shown_to_a_neighbour, seconds=10, every=0.5)
 
 
 def tab_to(page: Any, selector: str, limit: int = 60) -> None:

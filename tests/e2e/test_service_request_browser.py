@@ -17,6 +17,7 @@ import pytest
 from tests.conftest import LiveServer, start_server, stop_server
 from tests.e2e.page_checks import DESKTOP, PHONE, serious_findings, sideways
 from tests.e2e.test_home_browser import Visit
+from tests.polling import eventually
 
 DIXIE = "dixie-door-and-spring"
 PHONE_SHOT = Path("/tmp/garage-tools-request-form-phone.png")
@@ -38,17 +39,16 @@ def check(page: Any) -> None:
 
 
 def partner_mail(server: LiveServer, number: str, seconds: float = 5) -> str:
-    deadline = time.monotonic() + seconds
-    while True:
-        rows = server.query(
+    rows = eventually(
+        lambda: server.query(
             "SELECT text_body FROM outbox WHERE to_address = $1 AND subject LIKE $2",
             f"office@{DIXIE}.example.com",
             f"%{number}%",
-        )
-        if rows:
-            return str(rows[0][0])
-        assert time.monotonic() < deadline, f"no e-mail to the pro about {number} within {seconds} s"
-        time.sleep(0.1)
+        ),
+        seconds=seconds,
+        what=f"an e-mail to the pro about {number}",
+    )
+    return str(rows[0][0])
 
 
 def ask_for_the_pro(visit: Visit, server: LiveServer) -> Any:
