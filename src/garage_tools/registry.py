@@ -94,14 +94,14 @@ class ToolContext:
     """What a handler may use: the knowledge base, its stores, the caller and the public base URL.
 
     Deliberately narrow: a handler never sees HTTP, JSON-RPC, settings or the whole service.
-    `data` is None only in unit tests of pure handlers. `idempotency_key` is the caller's
-    `Idempotency-Key` header, for tools that create something.
+    `data` is always there (unit tests of handlers that read no store pass real, unopened stores).
+    `idempotency_key` is the caller's `Idempotency-Key` header, for tools that create something.
     """
 
     knowledge: Knowledge
     caller: Caller
     base_url: str
-    data: ToolData | None = None
+    data: ToolData
     idempotency_key: str | None = None
     #: The caller's languages, most preferred first (two-letter codes from Accept-Language): a hint for tools
     #: that answer in words (diagnose reads the language from the text itself and uses these on a tie).

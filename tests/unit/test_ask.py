@@ -22,6 +22,7 @@ from garage_tools.tools.ask import AskInput, ask
 from garage_tools.tools.ask.compose import lab_sentences
 from garage_tools.tools.ask.reading import read_question
 from garage_tools.tools.retrieval import LabChunk
+from tests.tool_data import unopened_data
 
 QUESTIONS = json.loads((Path(__file__).parent / "ask_questions.json").read_text(encoding="utf-8"))["questions"]
 
@@ -32,7 +33,9 @@ def knowledge() -> Knowledge:
 
 
 def answer(knowledge: Knowledge, question: str, **extra: Any) -> dict[str, Any]:
-    context = ToolContext(knowledge=knowledge, caller=Caller.anonymous("rest"), base_url="https://doors.example")
+    context = ToolContext(
+        knowledge=knowledge, caller=Caller.anonymous("rest"), base_url="https://doors.example", data=unopened_data()
+    )
     return dump(asyncio.run(ask(AskInput.model_validate({"question": question, **extra}), context)))
 
 

@@ -29,6 +29,9 @@ from garage_tools.surfaces.mcp_resources import lab_resources, read_lab
 from garage_tools.tools import build_registry
 from garage_tools.tools import labs as lab_tools
 from garage_tools.tools.retrieval import MAX_CHUNK_CHARS, lab_index, trim
+from tests.tool_data import unopened_data
+
+DATA = unopened_data()  # real stores no handler here opens
 
 REGISTRY = build_registry()
 BASE = "https://doors.example.com"
@@ -37,7 +40,8 @@ SPRINGS = "science-of-garage-door-springs"
 
 def context(knowledge: Knowledge, surface: str = "rest", tier: Tier = Tier.PRO) -> ToolContext:
     key_id = "test-key" if tier is Tier.PRO else None
-    return ToolContext(knowledge=knowledge, caller=Caller(tier=tier, surface=surface, key_id=key_id), base_url=BASE)
+    caller = Caller(tier=tier, surface=surface, key_id=key_id)
+    return ToolContext(knowledge=knowledge, caller=caller, base_url=BASE, data=DATA)
 
 
 async def call(knowledge: Knowledge, name: str, arguments: dict[str, Any], **caller: Any) -> dict[str, Any]:
@@ -283,7 +287,7 @@ async def test_no_match_is_an_empty_list_with_a_hint(knowledge: Knowledge, query
 
 async def test_anonymous_callers_are_refused_with_401(knowledge: Knowledge) -> None:
     for surface in ("rest", "mcp"):
-        anonymous = ToolContext(knowledge=knowledge, caller=Caller.anonymous(surface), base_url=BASE)
+        anonymous = ToolContext(knowledge=knowledge, caller=Caller.anonymous(surface), base_url=BASE, data=DATA)
         with pytest.raises(AuthRequired) as caught:
             await invoke(REGISTRY, "retrieveLabContext", {"query": "springs"}, anonymous)
         assert caught.value.status == 401 and caught.value.envelope()["error"]["code"] == "auth_required"

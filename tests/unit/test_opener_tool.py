@@ -23,7 +23,10 @@ from garage_tools.knowledge.openers import LearnButtonColour, OpenerCatalog
 from garage_tools.registry import ToolContext, dump, invoke
 from garage_tools.tools import build_registry
 from garage_tools.tools.opener.tool import IdentifyOpenerOutput, OpenerSighting, identify
+from tests.tool_data import unopened_data
 from tests.unit.opener_photos import encoded, motor_unit, scene
+
+DATA = unopened_data()  # real stores no handler here opens
 
 REGISTRY = build_registry()
 PRO = Caller(tier=Tier.PRO, surface="test", key_id="k1")
@@ -31,7 +34,7 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def context(knowledge: Knowledge, caller: Caller = PRO) -> ToolContext:
-    return ToolContext(knowledge=knowledge, caller=caller, base_url="https://doors.example.com")
+    return ToolContext(knowledge=knowledge, caller=caller, base_url="https://doors.example.com", data=DATA)
 
 
 async def call(knowledge: Knowledge, arguments: dict[str, Any], caller: Caller = PRO) -> IdentifyOpenerOutput:

@@ -32,13 +32,16 @@ from garage_tools.registry import ToolContext, dump_json, parse_arguments
 from garage_tools.settings import Settings
 from garage_tools.surfaces.mcp_encoding import tool_result
 from garage_tools.tools.photos import TOOL, ReferencePhotosInput, get_reference_photos
+from tests.tool_data import unopened_data
 from tests.unit.image_samples import scene
+
+DATA = unopened_data()  # real stores no handler here opens
 
 BASE = "https://tools.example.com"
 
 
 def context(knowledge: Knowledge, surface: str = "rest") -> ToolContext:
-    return ToolContext(knowledge=knowledge, caller=Caller.anonymous(surface), base_url=BASE)
+    return ToolContext(knowledge=knowledge, caller=Caller.anonymous(surface), base_url=BASE, data=DATA)
 
 
 async def call(knowledge: Knowledge, surface: str = "rest", **arguments: Any) -> dict[str, Any]:

@@ -15,6 +15,9 @@ from garage_tools.models import InlineImage, InputModel, OutputModel, inline_ima
 from garage_tools.registry import AuthPolicy, Registry, Tool, ToolContext, dump, invoke
 from garage_tools.surfaces.mcp_encoding import tool_result
 from garage_tools.tools import build_registry
+from tests.tool_data import unopened_data
+
+DATA = unopened_data()  # real stores no handler here opens
 
 
 class EchoIn(InputModel):
@@ -56,7 +59,7 @@ PRO = Caller(tier=Tier.PRO, surface="test", key_id="k1")
 
 
 def ctx(caller: Caller) -> ToolContext:
-    return ToolContext(knowledge=None, caller=caller, base_url="http://test")  # type: ignore[arg-type]
+    return ToolContext(knowledge=None, caller=caller, base_url="http://test", data=DATA)  # type: ignore[arg-type]
 
 
 async def test_valid_call_returns_the_output_model() -> None:

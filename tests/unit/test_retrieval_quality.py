@@ -21,6 +21,7 @@ from garage_tools.tools.retrieval_quality import (
     load_questions,
     rank_of,
 )
+from tests.tool_data import unopened_data
 
 QUESTIONS = Path(__file__).parents[2] / "bench" / "data" / "lab_questions.json"
 
@@ -28,7 +29,10 @@ QUESTIONS = Path(__file__).parents[2] / "bench" / "data" / "lab_questions.json"
 async def test_recall_at_5_on_the_evaluation_set_meets_the_target(knowledge: Knowledge) -> None:
     questions = load_questions(QUESTIONS)
     context = ToolContext(
-        knowledge=knowledge, caller=Caller(tier=Tier.PRO, surface="rest", key_id="test-key"), base_url="http://t"
+        knowledge=knowledge,
+        caller=Caller(tier=Tier.PRO, surface="rest", key_id="test-key"),
+        base_url="http://t",
+        data=unopened_data(),
     )
     quality = await evaluate(build_registry(), context, questions)
     assert len(quality.asked) == len(questions) >= 40

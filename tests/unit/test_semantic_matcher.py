@@ -20,6 +20,9 @@ from garage_tools.knowledge.schemas import SymptomExemplars
 from garage_tools.knowledge.semantic import MIN_SIMILARITY, RIVAL_MARGIN, TIE_MARGIN
 from garage_tools.registry import ToolContext, dump, invoke
 from garage_tools.tools import build_registry
+from tests.tool_data import unopened_data
+
+DATA = unopened_data()  # real stores no handler here opens
 
 BENCH_DATA = Path(__file__).parents[2] / "bench" / "data"
 REGISTRY = build_registry()
@@ -76,7 +79,7 @@ def test_texts_that_name_no_symptom_find_none(knowledge: Knowledge, text: str) -
 async def test_word_forms_of_the_tree_reach_the_fallback(knowledge: Knowledge, text: str, key: str) -> None:
     """Gun names, "part of the way", "off kilter", a snapped cable and programming a car: the tree's word forms
     and phrases, which the fallback reads as well (added after the round 4 held-out measurement)."""
-    context = ToolContext(knowledge=knowledge, caller=Caller.anonymous("test"), base_url="http://test")
+    context = ToolContext(knowledge=knowledge, caller=Caller.anonymous("test"), base_url="http://test", data=DATA)
     result = dump(await invoke(REGISTRY, "diagnose", {"description": text, "useLlmFallback": True}, context))
     assert result["symptom"]["key"] == key, result
 
@@ -112,7 +115,7 @@ def test_ranking_is_stable_and_scored_per_symptom(knowledge: Knowledge) -> None:
 
 
 async def diagnose(knowledge: Knowledge, text: str, fallback: bool) -> dict[str, Any]:
-    context = ToolContext(knowledge=knowledge, caller=Caller.anonymous("test"), base_url="http://test")
+    context = ToolContext(knowledge=knowledge, caller=Caller.anonymous("test"), base_url="http://test", data=DATA)
     return dump(await invoke(REGISTRY, "diagnose", {"description": text, "useLlmFallback": fallback}, context))
 
 
@@ -202,7 +205,7 @@ def test_the_fallback_makes_no_guess_for_an_enquiry(knowledge: Knowledge, text: 
 
 
 async def test_an_enquiry_naming_a_symptom_phrase_still_gets_its_diagnosis(knowledge: Knowledge) -> None:
-    context = ToolContext(knowledge=knowledge, caller=Caller.anonymous("test"), base_url="http://test")
+    context = ToolContext(knowledge=knowledge, caller=Caller.anonymous("test"), base_url="http://test", data=DATA)
     arguments = {"description": "how much to fix a door that won't close", "useLlmFallback": True}
     result = dump(await invoke(REGISTRY, "diagnose", arguments, context))
     assert result["symptom"]["key"] == "wont_close"

@@ -20,12 +20,17 @@ from garage_tools.knowledge.data_files import DATA_DIR, KnowledgeError
 from garage_tools.knowledge.loader import Knowledge, load_knowledge
 from garage_tools.registry import ToolContext, dump, invoke
 from garage_tools.tools import build_registry
+from tests.tool_data import unopened_data
+
+DATA = unopened_data()  # real stores no handler here opens
 
 REGISTRY = build_registry()
 
 
 async def call(knowledge: Knowledge, tool: str, arguments: dict[str, Any], languages: tuple[str, ...] = ()) -> Any:
-    context = ToolContext(knowledge=knowledge, caller=Caller.anonymous("t"), base_url="http://t", languages=languages)
+    context = ToolContext(
+        knowledge=knowledge, caller=Caller.anonymous("t"), base_url="http://t", data=DATA, languages=languages
+    )
     return dump(await invoke(REGISTRY, tool, arguments, context))
 
 

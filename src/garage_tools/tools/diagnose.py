@@ -354,7 +354,7 @@ async def diagnose(args: DiagnoseInput, ctx: ToolContext) -> DiagnoseOutput:
     answer = diagnoser(ctx.knowledge, lang).answer(found, args.description)
     if not args.use_llm_fallback or not needs_fallback(found[0] if found else None):
         return answer
-    model = ctx.data.models.language if ctx.data is not None else None
+    model = ctx.data.models.language
     return await diagnose_with_fallback(ctx.knowledge, args.description, model, answer)
 
 

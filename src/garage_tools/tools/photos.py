@@ -24,7 +24,7 @@ from pydantic import Field
 from garage_tools.access.caller import Caller
 from garage_tools.catalogs import translations
 from garage_tools.knowledge.checklist import ReferencePhotoItem
-from garage_tools.knowledge.photos import Photo, PhotoLibrary, PhotoSeverity, Rendition, packaged_photo_library
+from garage_tools.knowledge.photos import Photo, PhotoLibrary, PhotoSeverity, Rendition
 from garage_tools.languages import supported
 from garage_tools.models import Flag, InlineImage, InputModel, OutputModel
 from garage_tools.registry import Tool, ToolContext, dump_json
@@ -64,9 +64,10 @@ class ReferencePhotosInput(InputModel):
         default=None,
         pattern=LANG_PATTERN,
         description=(
-            "The language of the words (`label`, `lookFor`, each photo's `caption` and `alt`): `en` (default) or "
-            "`es`. Ids and severity tags stay as they are. A language not spoken answers in English; an operator's "
-            "own photos keep the captions they were given where the catalog has no translation."
+            "The language of the words (`label`, `lookFor`, each photo's `caption` and `alt`, and the words drawn in "
+            "the pictures at `url`): `en` (default) or `es`. Ids and severity tags stay as they are. A language not "
+            "spoken answers in English; an operator's own photos keep the captions they were given where the "
+            "catalog has no translation, and their pictures where they have none in that language."
         ),
     )
 
@@ -95,10 +96,6 @@ class ReferencePhotosOutput(OutputModel):
         default=None, description="Present when inline pictures were shrunk or left out, or photos were left out."
     )
     lang: str = Field(default="en", description="The language of the words (`en`, `es`).")
-
-
-def photos_of(ctx: ToolContext) -> PhotoLibrary:
-    return ctx.data.photos if ctx.data is not None else packaged_photo_library()
 
 
 def wants_inline(args: ReferencePhotosInput, caller: Caller) -> bool:
@@ -204,11 +201,11 @@ def _fit_words(reply: ReferencePhotosOutput, photos: list[Photo]) -> int:
 
 
 async def get_reference_photos(args: ReferencePhotosInput, ctx: ToolContext) -> ReferencePhotosOutput:
-    library = photos_of(ctx)
+    library = ctx.data.photos
     language = ctx.knowledge.language(supported(args.lang))
     gettext = translations(language.code).gettext  # the packaged captions are in the catalog; others stay as given
     item = next(item for item in language.checklist.items if item.id == args.item_id)
-    photos = library.for_item(args.item_id, args.severity)
+    photos = library.for_item(args.item_id, args.severity, language.code)  # the pictures' own words in it too
     reply = ReferencePhotosOutput(
         item_id=args.item_id,
         label=item.label,

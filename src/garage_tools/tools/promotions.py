@@ -20,7 +20,7 @@ from garage_tools.models import InputModel, OutputModel
 from garage_tools.partners.directory import DirectorySnapshot
 from garage_tools.partners.index import Listing
 from garage_tools.registry import Tool, ToolContext
-from garage_tools.tools.routing import check_issue_or_symptom, issue_and_symptom_keys, partners_of
+from garage_tools.tools.routing import check_issue_or_symptom, issue_and_symptom_keys
 
 MAX_PROMOTIONS = 50
 
@@ -181,7 +181,7 @@ def active_promotions(
 
 
 async def get_active_promotions(args: PromotionsInput, ctx: ToolContext) -> PromotionsOutput:
-    snapshot = await partners_of(ctx).directory.current()
+    snapshot = await ctx.data.partners.directory.current()
     return active_promotions(ctx.knowledge, snapshot, args, datetime.now(UTC).date())
 
 

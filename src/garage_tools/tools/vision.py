@@ -375,7 +375,7 @@ def _prompt(quality: PhotoQuality, description: str | None) -> str:
 async def visual_diagnose(args: VisualDiagnoseInput, ctx: ToolContext) -> VisualVerdict:
     photo = await load_image(args.image, args.image_url)
     quality = await asyncio.to_thread(assess, photo)
-    vision = ctx.data.models.vision if ctx.data is not None else None
+    vision = ctx.data.models.vision
     sent = Sent(photo, quality, args.description, (args.lang, *ctx.languages))
     if vision is None:
         return offline_verdict(ctx.knowledge, sent)

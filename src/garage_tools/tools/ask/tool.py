@@ -17,7 +17,7 @@ async def ask(args: AskInput, ctx: ToolContext) -> AskOutput:
     reading = read_question(ctx.knowledge, words, args)
     composer = Composer(words)
     answer = await composer.answer(reading, ctx)
-    model = ctx.data.models.language if ctx.data is not None else None
+    model = ctx.data.models.language
     if model is None:
         return answer
     return await answer_with_model(model, args, reading, answer, ctx)

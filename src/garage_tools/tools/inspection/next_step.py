@@ -194,8 +194,6 @@ async def find_local_pro(ctx: ToolContext, arguments: RouteArguments) -> RouteOu
     A ZIP code the US data set lacks (or a directory that cannot be read) leaves the report without a named
     pro instead of failing a submission that is otherwise complete.
     """
-    if ctx.data is None:
-        return None
     request = RouteByZipInput.model_validate(
         {"zipOrLocation": arguments.zip_or_location, "issue": arguments.issue, "leadHeat": arguments.lead_heat}
     )

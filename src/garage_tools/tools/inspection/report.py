@@ -76,8 +76,9 @@ def severity_words(lang: str = DEFAULT) -> dict[PhotoSeverity, str]:
 
 @dataclass(frozen=True, slots=True)
 class Picture:
-    """A reference photo beside a flagged item, with the words its severity tag stands for and its caption and
-    alt text, all in the report's language (an operator's own photos keep the words they were given)."""
+    """A reference photo beside a flagged item, in the report's language (the picture's own words too, where it
+    has a file in that language), with the words its severity tag stands for and its caption and alt text, all in
+    that language (an operator's own photos keep the words they were given)."""
 
     photo: Photo
     heading: str
@@ -97,7 +98,7 @@ def pictures_for(library: PhotoLibrary, flag: FlaggedItem, lang: str = DEFAULT) 
     if flag.reference_photos is None:
         return []
     gallery = flag.reference_photos.item_id
-    healthy = library.for_item(gallery, PhotoSeverity.HEALTHY)[:1]
+    healthy = library.for_item(gallery, PhotoSeverity.HEALTHY, lang)[:1]
     words, gettext = severity_words(lang), translations(lang).gettext
 
     def picture(photo: Photo, heading: str, matches: bool) -> Picture:
@@ -106,7 +107,7 @@ def pictures_for(library: PhotoLibrary, flag: FlaggedItem, lang: str = DEFAULT) 
     if gallery != flag.item_id:
         return [picture(photo, gettext("Healthy, for comparison"), False) for photo in healthy]
     severity = PhotoSeverity.FIX if flag.status is ItemStatus.FIX else PhotoSeverity.WATCH
-    chosen = [picture(photo, words[severity], True) for photo in library.for_item(gallery, severity)[:1]]
+    chosen = [picture(photo, words[severity], True) for photo in library.for_item(gallery, severity, lang)[:1]]
     return chosen + [picture(photo, words[PhotoSeverity.HEALTHY], False) for photo in healthy]
 
 

@@ -16,11 +16,10 @@ from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from garage_tools.errors import ToolFailed
 from garage_tools.knowledge.checklist import ItemStatus
 from garage_tools.languages import supported
 from garage_tools.partners.request_webhooks import inspection_lead_event
-from garage_tools.registry import Annotations, Tool, ToolContext, ToolData
+from garage_tools.registry import Annotations, Tool, ToolContext
 from garage_tools.store.inspections import (
     DuplicateIdempotencyKey,
     InspectionRepository,
@@ -40,7 +39,6 @@ from garage_tools.tools.inspection.models import (
 from garage_tools.tools.inspection.next_step import lead_for, plan_next_step
 from garage_tools.tools.inspection.report import first_name, new_report_id, submitter_report
 from garage_tools.tools.inspection.scoring import score_inspection
-from garage_tools.tools.photos import photos_of
 from garage_tools.tools.routing.tool import record_referral
 
 log = logging.getLogger(__name__)
@@ -55,14 +53,8 @@ def _replay(stored: StoredInspection, fingerprint: str, ctx: ToolContext) -> Sub
     return submitter_report(stored, ctx.base_url, replayed=True)
 
 
-def _data(ctx: ToolContext) -> ToolData:
-    if ctx.data is None:
-        raise ToolFailed("submitInspection needs the service's store, which this context lacks.")
-    return ctx.data
-
-
 async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> SubmitInspectionOutput:
-    data = _data(ctx)
+    data = ctx.data
     key = idempotency_hash(ctx, "submitInspection")
     fingerprint = request_hash(args)
     reports = InspectionRepository(data.database)
@@ -88,7 +80,7 @@ async def submit_inspection(args: SubmitInspectionInput, ctx: ToolContext) -> Su
     )
     rebuilt_when_read = {"report_id", "report_url", "report_json_url", "created_at"}
     mail = (
-        report_mail(args.recipient.email, report, args.notes, photos_of(ctx), ctx.base_url)
+        report_mail(args.recipient.email, report, args.notes, ctx.data.photos, ctx.base_url)
         if args.email_report
         else None
     )

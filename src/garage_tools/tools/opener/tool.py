@@ -401,7 +401,7 @@ async def identify(catalog: OpenerCatalog, photo: DecodedImage, vision: VisionMo
 
 async def identify_opener(args: IdentifyOpenerInput, ctx: ToolContext) -> IdentifyOpenerOutput:
     photo = await load_image(args.image, args.image_url)
-    vision = ctx.data.models.vision if ctx.data is not None else None
+    vision = ctx.data.models.vision
     return await identify(ctx.knowledge.openers, photo, vision)
 
 

@@ -21,7 +21,7 @@ from garage_tools.tools.routing.models import (
     check_issue_or_symptom,
     issue_and_symptom_keys,
 )
-from garage_tools.tools.routing.tool import TOOL, partners_of, route, route_by_zip
+from garage_tools.tools.routing.tool import TOOL, route, route_by_zip
 
 __all__ = [
     "TOOL",
@@ -30,7 +30,6 @@ __all__ = [
     "RouteOutput",
     "check_issue_or_symptom",
     "issue_and_symptom_keys",
-    "partners_of",
     "route",
     "route_by_zip",
 ]

@@ -6,13 +6,11 @@ import hashlib
 import math
 from datetime import UTC, datetime
 
-from garage_tools.errors import ServiceUnavailable
 from garage_tools.knowledge.directory import ServiceType, routing_rules
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.places import MatchedBy, Place
 from garage_tools.partners.directory import DirectorySnapshot
 from garage_tools.partners.index import Listing, PartnerIndex, Serving
-from garage_tools.partners.service import Partners
 from garage_tools.registry import Question, Tool, ToolContext
 from garage_tools.store.referrals import NewReferral, caller_fingerprint
 from garage_tools.tools.routing.models import (
@@ -255,12 +253,6 @@ def _uncovered(
     )
 
 
-def partners_of(ctx: ToolContext) -> Partners:
-    if ctx.data is None:
-        raise ServiceUnavailable("The partner directory is not available here.")
-    return ctx.data.partners
-
-
 def record_referral(
     ctx: ToolContext,
     *,
@@ -277,7 +269,7 @@ def record_referral(
     The caller is known by its key, or else its rate-limit bucket (its address), hashed with the day."""
     now = datetime.now(UTC)
     identity = ctx.caller.key_id or ctx.caller.partition or ctx.caller.ip or "unknown"
-    partners_of(ctx).referrals.record(
+    ctx.data.partners.referrals.record(
         NewReferral(
             created_at=now,
             partner_id=partner_id,
@@ -295,7 +287,7 @@ def record_referral(
 
 async def route_by_zip(args: RouteByZipInput, ctx: ToolContext) -> RouteOutput:
     """Route, and record a referral (never a lead, never an e-mail: a search is not a request)."""
-    partners = partners_of(ctx)
+    partners = ctx.data.partners
     result = route(ctx.knowledge, await partners.directory.current(), args)
     record_referral(
         ctx,

@@ -24,7 +24,6 @@ from garage_tools.errors import (
     InvalidArguments,
     PartnerNotServing,
     RateLimited,
-    ServiceUnavailable,
     UnknownPartner,
 )
 from garage_tools.languages import DEFAULT, supported
@@ -64,12 +63,6 @@ def derived_token(salt: str, raw_key: str) -> str:
     return base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
 
-def _partners(ctx: ToolContext) -> Partners:
-    if ctx.data is None:
-        raise ServiceUnavailable("Service requests need the service's store, which this context lacks.")
-    return ctx.data.partners
-
-
 def _check_windows(args: RequestServiceInput, now: datetime) -> None:
     today = now.date()
     for window in args.windows:
@@ -98,7 +91,7 @@ async def request_service(args: RequestServiceInput, ctx: ToolContext) -> Reques
             "consent.contactShare must be true: a service request sends the homeowner's name and phone or e-mail "
             "to the pro, so it needs their agreement. Without it, give them the pro's phone number instead."
         )
-    partners = _partners(ctx)
+    partners = ctx.data.partners
     requests = partners.requests
     key = idempotency_hash(ctx, TOOL_NAME)
     fingerprint = request_hash(args)
@@ -148,7 +141,7 @@ async def request_service(args: RequestServiceInput, ctx: ToolContext) -> Reques
         mail = homeowner_confirmation_mail(
             stored, (listing.display_name, listing.phone), status_url(ctx.base_url, token), words
         )
-        if mail is not None and ctx.data is not None:
+        if mail is not None:
             await ctx.data.outbox.enqueue(session, mail)
 
     try:
