@@ -81,6 +81,15 @@ def test_without_accept_encoding_nothing_is_compressed_but_caches_are_told(api: 
     assert varies_on_encoding(response)
 
 
+def test_a_tool_call_that_accepts_no_coding_goes_through_untouched(api: httpx.Client) -> None:
+    """The fast path: no shared cache stores an answer to a POST, so there is nothing to compress or to tell."""
+    large, wire = raw(api, "POST", "/api/v1/getDoorStyles", None, json={})
+    assert large.status_code == 200 and "content-encoding" not in large.headers and b"styles" in wire
+    assert not varies_on_encoding(large)
+    asked = raw(api, "POST", "/api/v1/getDoorStyles", "gzip", json={})[0]
+    assert asked.headers["content-encoding"] == "gzip" and varies_on_encoding(asked)
+
+
 def test_pictures_go_out_as_they_are(api: httpx.Client) -> None:
     response, _ = raw(api, "GET", "/photos/springs-fix.webp", "gzip, br")
     assert response.status_code == 200 and response.headers["content-type"] == "image/webp"

@@ -5,7 +5,9 @@ Starlette's middleware are covered too). It picks brotli when the client asks fo
 leaves alone what is small (under `MINIMUM_SIZE`: the framing would eat the gain), already encoded,
 partial (206), a server-sent event stream, marked `no-transform`, or not text (pictures are compressed
 already). Every compressible answer says `Vary: Accept-Encoding`, compressed or not, so a shared cache
-never hands a gzip body to a client that did not ask for one. A compressed answer's strong ETag becomes
+never hands a gzip body to a client that did not ask for one; the one exception is a POST from a client that
+accepts no coding (most tool calls), which goes through untouched: no shared cache stores an answer to a POST,
+and this layer's look at the answer was about a sixth of such a call's time in process. A compressed answer's strong ETag becomes
 weak (the bytes differ from the identity form's; the validators still match, as If-None-Match compares
 weakly). Answers with a strong ETag (the widget, its stylesheet, static files) are compressed once per
 process at the highest level and kept; everything else is compressed as it goes at a fast level.
@@ -114,6 +116,9 @@ class Compression:
             await self.app(scope, receive, send)
             return
         coding = choose_coding(RequestHeaders.of(scope).accept_encoding)
+        if coding is None and scope["method"] == "POST":  # nothing to compress, and no cache to tell
+            await self.app(scope, receive, send)
+            return
         await self.app(scope, receive, _Responder(self, coding, scope["path"], send).send)
 
     async def kept_form(self, path: str, etag: bytes, coding: Coding, body: bytes) -> bytes:
