@@ -7,10 +7,10 @@ partial (206), a server-sent event stream, marked `no-transform`, or not text (p
 already). Every compressible answer says `Vary: Accept-Encoding`, compressed or not, so a shared cache
 never hands a gzip body to a client that did not ask for one; the one exception is a POST from a client that
 accepts no coding (most tool calls), which goes through untouched: no shared cache stores an answer to a POST,
-and this layer's look at the answer was about a sixth of such a call's time in process. A compressed answer's strong ETag becomes
-weak (the bytes differ from the identity form's; the validators still match, as If-None-Match compares
-weakly). Answers with a strong ETag (the widget, its stylesheet, static files) are compressed once per
-process at the highest level and kept; everything else is compressed as it goes at a fast level.
+so there is neither anything to compress nor a cache to tell. A compressed answer's strong ETag becomes weak
+(the bytes differ from the identity form's; the validators still match, as If-None-Match compares weakly).
+Answers with a strong ETag (the widget, its stylesheet, static files) are compressed once per process at the
+highest level and kept; everything else is compressed as it goes at a fast level.
 """
 
 from __future__ import annotations
