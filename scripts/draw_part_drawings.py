@@ -7,6 +7,10 @@ reversal test, travel limits and force) are not in the reference gallery, so the
 them. Each gets one drawing here of what the part should look like, in the gallery's style (the same canvas,
 frame, colours and call-outs, from `draw_reference_photos.py`), and `drawings.json` with the alt text and the
 caption the form shows. Original illustrations, no photograph copied or traced.
+
+Like the gallery, each drawing is drawn in every language the service speaks (`rollers.webp`, `rollers.es.webp`),
+named in `drawings.json`'s `files`: the words are English in the code below, and `WORDS` has one table per other
+language (the frame's own words, badge and "illustration", come from the gallery's tables).
 """
 
 from __future__ import annotations
@@ -33,9 +37,14 @@ from draw_reference_photos import (
     callout,
     door_panels,
     encode,
+    file_in,
     floor,
     frame,
+    other_files,
 )
+from draw_reference_photos import WORDS as FRAME_WORDS
+
+from garage_tools.languages import DEFAULT, SUPPORTED
 
 OUT = Path(__file__).resolve().parent.parent / "src" / "garage_tools" / "web" / "static" / "inspection" / "parts"
 OK = "HEALTHY"
@@ -151,15 +160,15 @@ def labels(c: Canvas, severity: str) -> None:
     # spring warning tag on the bottom bracket
     c.polygon([(340, 330), (420, 330), (420, BOTTOM), (340, BOTTOM)], fill=(128, 134, 140), outline=INK, width=2)
     c.rect((346, 338, 414, 380), fill=RED, outline=INK, width=1.5, radius=3)
-    c.text((380, 352), "WARNING", 9, fill=(255, 255, 255), bold=True, anchor="mm")
-    c.text((380, 368), "HIGH TENSION", 7, fill=(255, 255, 255), bold=True, anchor="mm")
+    c.text_within((380, 352), c.say("WARNING"), 9, 64, fill=(255, 255, 255), bold=True, anchor="mm")
+    c.text_within((380, 368), c.say("HIGH TENSION"), 7, 64, fill=(255, 255, 255), bold=True, anchor="mm")
     # the panel label and the one by the wall button
     for box in ((140, 120, 280, 200), (500, 160, 610, 240)):
         x0, y0, x1, _ = box
         c.rect(box, fill=(255, 255, 255), outline=INK, width=1.5, radius=3)
         c.rect((x0, y0, x1, y0 + 22), fill=YELLOW, outline=INK, width=1.5)
         c.polygon([(x0 + 14, y0 + 18), (x0 + 22, y0 + 4), (x0 + 30, y0 + 18)], fill=INK)
-        c.text((x0 + 36, y0 + 11), "WARNING", 10, fill=INK, bold=True, anchor="lm")
+        c.text_within((x0 + 36, y0 + 11), c.say("WARNING"), 10, x1 - x0 - 42, fill=INK, bold=True, anchor="lm")
         for n in range(3):
             c.line([(x0 + 10, y0 + 34 + n * 12), (x1 - 10 - 14 * (n % 2), y0 + 34 + n * 12)], (120, 120, 116), 2)
     c.rect((530, 262, 580, 326), fill=(240, 240, 236), outline=INK, width=2, radius=6)  # the wall button
@@ -275,21 +284,110 @@ DRAWINGS = [
 ]
 
 
+#: The words drawn, one table per language besides English (see `draw_reference_photos.WORDS`); the captions are
+#: the catalog's translations of the same sentences (`drawings.json`'s captions are these pictures' caption bands).
+WORDS: dict[str, dict[str, str]] = {
+    "es": {
+        "HIGH TENSION": "ALTA TENSIÓN",
+        # titles
+        "Rollers": "Rodillos",
+        "Hinges": "Bisagras",
+        "Door sections from inside": "Secciones desde adentro",
+        "Tracks": "Rieles",
+        "Struts and opener bracket": "Refuerzos y soporte del motor",
+        "Handles and lock": "Manijas y seguro",
+        "Warning labels": "Etiquetas de advertencia",
+        "Reversal test": "Prueba de retroceso",
+        "Travel limits and force": "Límites de recorrido y fuerza",
+        # caption bands
+        "Each roller turns freely in the track; wheels round and whole, stems straight.": (
+            "Cada rodillo gira libre en el riel; las ruedas están redondas y enteras, y los ejes derechos."
+        ),
+        "A hinge at every joint, each bolt tight, no crack at the fold.": (
+            "Una bisagra en cada unión, cada tornillo apretado y sin grietas en el doblez."
+        ),
+        "Sections straight and whole; the joints between them close evenly.": (
+            "Secciones derechas y enteras; las uniones entre ellas cierran parejo."
+        ),
+        "Tracks straight and clean, every bracket tight to the wall.": (
+            "Rieles derechos y limpios, con cada soporte bien apretado a la pared."
+        ),
+        "A steel strut along the top section; the opener's bracket bolted through it.": (
+            "Un refuerzo de acero a lo largo de la sección de arriba, con el soporte del motor atornillado a "
+            "través de él."
+        ),
+        "Handles firm; the slide lock pulled out of the track whenever the opener is used.": (
+            "Las manijas están firmes; el pasador del seguro está fuera del riel siempre que se usa el motor."
+        ),
+        "Warning labels readable: on the door, by the wall button and on the spring brackets.": (
+            "Etiquetas de advertencia que se pueden leer: en la puerta, junto al botón de pared y en los soportes "
+            "de los resortes."
+        ),
+        "A board laid flat under the door: closing, the door touches it and goes back up.": (
+            "Una tabla acostada debajo de la puerta: al cerrar, la puerta la toca y se regresa hacia arriba."
+        ),
+        "The door closes fully without pressing hard, and stops if held back gently.": (
+            "La puerta cierra por completo sin apretar fuerte, y se detiene si se le frena con cuidado."
+        ),
+        # call-outs
+        "Wheel round, turns freely": "Rueda redonda, gira libre",
+        "Stem straight in its hinge": "Eje derecho en su bisagra",
+        "Every bolt tight": "Cada tornillo apretado",
+        "No crack at the fold": "Sin grietas en el doblez",
+        "Joints closed and even": "Uniones cerradas y parejas",
+        "Straight: no dents, cracks or rust": "Sin golpes, grietas ni óxido",
+        "Brackets tight to the wall": "Soportes apretados a la pared",
+        "Straight, no bends or dents": "Derecho, sin golpes",
+        "Strut along the top section": "Refuerzo de acero",
+        "Opener bracket bolted through it": "Soporte del motor atornillado",
+        "Handle firm, no loose screws": "Manija firme, sin tornillos flojos",
+        "Lock bar out of the track": "Pasador fuera del riel",
+        "Spring tag readable": "Se lee la etiqueta del resorte",
+        "Label by the wall button": "Etiqueta junto al botón",
+        "A board laid flat under the door": "Una tabla bajo la puerta",
+        "It touches the board and goes back up": "La toca y se regresa hacia arriba",
+        "Closes fully: the seal just touches the floor": "Cierra por completo: el sello apenas toca el piso",
+        "Held gently, it stops and goes back": "Si la frena con cuidado, se detiene y se regresa",
+    },
+}
+
+
+def words_of(lang: str) -> dict[str, str] | None:
+    """The words a drawing in `lang` is drawn with: the frame's and the drawings' own (None: English)."""
+    return None if lang == DEFAULT else {**FRAME_WORDS[lang], **WORDS[lang]}
+
+
+def draw(drawing: Drawing, lang: str) -> bytes:
+    """One drawing in one language, encoded."""
+    canvas = Canvas(words_of(lang))
+    frame(canvas, drawing.title, OK, drawing.label)
+    drawing.draw(canvas, OK)
+    return encode(canvas.finish())
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     entries = []
     for drawing in DRAWINGS:
-        canvas = Canvas()
-        frame(canvas, drawing.title, OK, drawing.label)
-        drawing.draw(canvas, OK)
-        data = encode(canvas.finish())
-        (OUT / drawing.file).write_bytes(data)
-        print(f"{drawing.file}: {len(data) // 1024} KiB")
-        entries.append({"itemId": drawing.item, "caption": drawing.label, "alt": drawing.alt, "file": drawing.file})
+        for lang in SUPPORTED:
+            data = draw(drawing, lang)
+            name = file_in(drawing.file, lang)
+            (OUT / name).write_bytes(data)
+            print(f"{name}: {len(data) // 1024} KiB")
+        entries.append(
+            {
+                "itemId": drawing.item,
+                "caption": drawing.label,
+                "alt": drawing.alt,
+                "file": drawing.file,
+                "files": other_files(drawing.file),
+            }
+        )
     manifest = {
         "about": (
             "What the parts the reference gallery does not cover should look like, shown beside their questions on "
-            "the inspection form. Generated by scripts/draw_part_drawings.py; edit the words there and run it again."
+            "the inspection form, each drawn in every language the service speaks (`file` in English, `files` the "
+            "others). Generated by scripts/draw_part_drawings.py; edit the words there and run it again."
         ),
         "width": W,
         "height": H,

@@ -9,6 +9,13 @@ They are illustrations, not photographs, and say so in the corner: they show wha
 for this project (no photo was copied or traced). The script also writes `manifest.json`, so the
 captions here are the ones the API returns. Drawing happens at twice the size and is scaled down,
 which smooths every edge; files are saved as WebP, lossless or lossy, whichever is smaller.
+
+Each picture is drawn once per language the service speaks (`garage_tools.languages.SUPPORTED`): the English
+one as `springs-fix.webp`, the others beside it (`springs-fix.es.webp`), named in the manifest's `files`. The
+words drawn are written in English in the drawing code; `WORDS` has one table per other language, from each
+English phrase to its translation, and a phrase missing from a table, a caption too long for its band, a
+title that runs into its badge or call-outs that overlap or leave the picture stop the script.
+tests/unit/test_drawn_pictures.py draws them again and compares them with the committed files.
 """
 
 from __future__ import annotations
@@ -18,11 +25,13 @@ import itertools
 import json
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
+
+from garage_tools.languages import DEFAULT, SUPPORTED
 
 OUT = Path(__file__).resolve().parent.parent / "src" / "garage_tools" / "knowledge" / "data" / "photos"
 W, H = 640, 480
@@ -60,11 +69,22 @@ def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont | ImageFont.Im
 
 
 class Canvas:
-    """A 640 x 480 drawing in final-pixel coordinates, drawn at S times the size."""
+    """A 640 x 480 drawing in final-pixel coordinates, drawn at S times the size, its words in one language:
+    `words` maps each English phrase drawn to its translation (None: English, as written)."""
 
-    def __init__(self) -> None:
+    def __init__(self, words: Mapping[str, str] | None = None) -> None:
         self.image = Image.new("RGB", (W * S, H * S), WALL_TOP)
         self.draw = ImageDraw.Draw(self.image)
+        self.words = words
+        self.boxes: list[tuple[float, float, float, float]] = []  # the call-outs drawn so far
+
+    def say(self, english: str) -> str:
+        """The phrase in the picture's language."""
+        if self.words is None:
+            return english
+        if english not in self.words:
+            raise ValueError(f"no translation of {english!r}: add it to the language's table in WORDS")
+        return self.words[english]
 
     @staticmethod
     def _p(points: Sequence[Point]) -> list[tuple[float, float]]:
@@ -121,6 +141,17 @@ class Canvas:
     def text_width(self, text: str, size: int, bold: bool = False) -> float:
         return self.draw.textlength(text, font=font(size, bold)) / S
 
+    def text_within(
+        self, xy: Point, text: str, size: int, width: float, fill: Colour = INK, bold: bool = False, anchor: str = "la"
+    ) -> None:
+        """Text on a small label `width` wide, a point smaller at a time until it fits (a translation can run
+        longer than the English the label was drawn for)."""
+        while self.text_width(text, size, bold) > width and size > 6:
+            size -= 1
+        if self.text_width(text, size, bold) > width:
+            raise ValueError(f"{text!r} does not fit its label")
+        self.text(xy, text, size, fill, bold, anchor)
+
     def gradient(self, box: Sequence[float], top: Colour, bottom: Colour) -> None:
         x0, y0, x1, y1 = box
         steps = int((y1 - y0) * S)
@@ -134,6 +165,13 @@ class Canvas:
         size = 15
         width = self.text_width(label, size, bold=True) + 20
         box = (at[0], at[1], at[0] + width, at[1] + 28)
+        # English call-outs are checked by eye (one, "Cover closes over the keys", ends 6 px past the edge, and
+        # is kept so the published English pictures stay as they are); a translation is checked here.
+        if self.words is not None and (box[0] < 0 or box[2] > W):
+            raise ValueError(f"call-out {label!r} runs off the picture: shorten it or move it")
+        if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in self.boxes):
+            raise ValueError(f"call-out {label!r} overlaps another: shorten it or move it")
+        self.boxes.append(box)
         cx = min(max(target[0], box[0] + 10), box[2] - 10)
         anchor_y = box[3] if target[1] > box[3] else box[1]
         self.line([(cx, anchor_y), target], colour, 3)
@@ -146,23 +184,28 @@ class Canvas:
 
 
 def frame(c: Canvas, title: str, severity: str, caption: str) -> None:
-    """The parts every picture shares: wall, title band, severity badge, caption band, 'illustration' mark."""
+    """The parts every picture shares: wall, title band, severity badge, caption band, 'illustration' mark.
+
+    The words are English, drawn in the canvas's language."""
+    title, badge, caption = c.say(title), c.say(severity), c.say(caption)
     c.gradient((0, TOP, W, BOTTOM), WALL_TOP, WALL_BOTTOM)
     c.rect((0, 0, W, TOP), fill=INK)
     c.text((20, TOP / 2), title, 24, fill=(255, 255, 255), bold=True, anchor="lm")
     style = SEVERITY[severity]
-    label_width = c.text_width(severity, 18, bold=True)
+    label_width = c.text_width(badge, 18, bold=True)
     x1 = W - 16
     x0 = x1 - label_width - 52
+    if 20 + c.text_width(title, 24, bold=True) > x0 - 12:
+        raise ValueError(f"title {title!r} runs into the badge {badge!r}: shorten one")
     c.rect((x0, 12, x1, TOP - 12), fill=style["fill"], radius=16)
     mark_centre = (x0 + 18, TOP / 2)
     c.circle(mark_centre, 10, fill=style["text"])
     _mark(c, mark_centre, str(style["mark"]), style["fill"])
-    c.text((x0 + 36, TOP / 2), severity, 18, fill=style["text"], bold=True, anchor="lm")
+    c.text((x0 + 36, TOP / 2), badge, 18, fill=style["text"], bold=True, anchor="lm")
     c.rect((0, BOTTOM, W, H), fill=(250, 250, 248))
     c.rect((0, BOTTOM, W, BOTTOM + 4), fill=style["fill"])
     _wrapped(c, caption, (20, BOTTOM + 14), W - 40, 17)
-    c.text((W - 10, BOTTOM - 8), "illustration", 11, fill=(120, 120, 116), anchor="rs")
+    c.text((W - 10, BOTTOM - 8), c.say("illustration"), 11, fill=(120, 120, 116), anchor="rs")
 
 
 def _mark(c: Canvas, centre: Point, mark: str, colour: Colour) -> None:
@@ -192,7 +235,7 @@ def _wrapped(c: Canvas, text: str, at: Point, width: float, size: int) -> None:
 
 def callout(c: Canvas, severity: str, target: Point, label: str, at: Point) -> None:
     style = SEVERITY[severity]
-    c.callout(target, label, at, style["fill"], style["text"])  # type: ignore[arg-type]
+    c.callout(target, c.say(label), at, style["fill"], style["text"])  # type: ignore[arg-type]
 
 
 def speckle(
@@ -388,7 +431,7 @@ def lift_cable(c: Canvas, severity: str) -> None:
     c.polygon([(330, 330), (420, 330), (420, 384), (330, 384)], fill=(128, 134, 140), outline=INK, width=2)
     c.circle((412, 344), 6, fill=STEEL_DARK, outline=INK, width=2)
     c.rect((338, 346, 394, 376), fill=(198, 40, 40), outline=INK, width=1.5, radius=3)
-    c.text((366, 361), "WARNING", 8, fill=(255, 255, 255), bold=True, anchor="mm")
+    c.text_within((366, 361), c.say("WARNING"), 8, 52, fill=(255, 255, 255), bold=True, anchor="mm")
     # drum at the top, the cable running down to the bracket pin
     c.circle((438, 96), 34, fill=STEEL_DARK, outline=INK, width=2)
     c.circle((438, 96), 10, fill=INK)
@@ -569,7 +612,7 @@ def photo_eyes(c: Canvas, severity: str) -> None:
     c.line([(300, beam_y), (300, floor_y)], INK, 2)
     c.line([(290, beam_y), (310, beam_y)], INK, 2)
     c.line([(290, floor_y), (310, floor_y)], INK, 2)
-    c.text((314, (beam_y + floor_y) / 2), "6 in. max", 15, bold=True, anchor="lm")
+    c.text((314, (beam_y + floor_y) / 2), c.say("6 in. max"), 15, bold=True, anchor="lm")
     led_at = (532, beam_y - 10)  # the receiver's light
     if severity == "HEALTHY":
         callout(c, severity, led_at, "Lights steady, lenses clean", (300, 140))
@@ -675,7 +718,8 @@ def wall_control(c: Canvas, severity: str) -> None:
         y = floor_y - foot * per_foot
         c.line([(40, y), (58, y)], INK, 2)
         if foot:
-            c.text((72, y), f"{foot} ft", 12, bold=True, anchor="lm")
+            mark = c.say("1 ft") if foot == 1 else c.say("{foot} ft").format(foot=foot)
+            c.text((72, y), mark, 12, bold=True, anchor="lm")
     height_ft = 3.0 if severity == "FIX" else 5.3
     top = floor_y - height_ft * per_foot - 44
     x = 250
@@ -1098,16 +1142,196 @@ def encode(picture: Image.Image) -> bytes:
     return min(candidates, key=len)
 
 
+#: The words drawn, one table per language besides English: each English phrase (a title, a badge, a call-out, a
+#: caption band's sentence) to its translation. Spanish as a US homeowner reads it ("usted"), in the words the
+#: catalog (locales/es) gives these pictures' captions: resorte, cable de elevación, tambor, sello de abajo,
+#: sensores, motor, botón de pared, control remoto, teclado.
+WORDS: dict[str, dict[str, str]] = {
+    "es": {
+        # the frame
+        "HEALTHY": "BIEN",
+        "WATCH": "VIGILAR",
+        "FIX": "ARREGLAR",
+        "illustration": "dibujo",
+        "WARNING": "ADVERTENCIA",
+        # titles
+        "Torsion springs": "Resortes de torsión",
+        "Lift cables": "Cables de elevación",
+        "Cable drums": "Tambores de los cables",
+        "Bottom seal": "Sello de abajo",
+        "Photo-eye sensors": "Sensores de seguridad",
+        "Opener motor unit": "Motor de la puerta",
+        "Wall control": "Botón de pared",
+        "Remote control": "Control remoto",
+        "Outside keypad": "Teclado de afuera",
+        # springs
+        "Coils tight and even on both springs, no gaps, no rust. Look, don't touch.": (
+            "Vueltas apretadas y parejas en los dos resortes, sin huecos ni óxido. Mire, pero no toque."
+        ),
+        "Rust on the coils: the spring wears faster. Have a technician check it soon.": (
+            "Óxido en las vueltas: el resorte se gasta más rápido. Pida a un técnico que lo revise pronto."
+        ),
+        "A gap in the coils means a broken spring. Don't run the door; call a technician.": (
+            "Un hueco entre las vueltas quiere decir que el resorte está roto. No use la puerta; llame a un técnico."
+        ),
+        "Rust on the coils": "Óxido en las vueltas",
+        "Gap of about 2 in.: broken": "Hueco de unas 2 pulgadas: roto",
+        "Tight, even coils": "Vueltas parejas",
+        "Matched pair": "Par igual",
+        # cables
+        "Strands tight and clean, seated on the drum and the bottom bracket. Look, don't touch.": (
+            "Hilos apretados y limpios, bien puestos en el tambor y en el soporte de abajo. Mire, pero no toque."
+        ),
+        "Surface rust on the cable: have a technician check it soon.": (
+            "Óxido en la superficie del cable: pida a un técnico que lo revise pronto."
+        ),
+        "Frayed, broken strands: the door can tip or fall. Stop using it and call a technician.": (
+            "Hilos rotos y deshilachados: la puerta se puede ladear o caer. Deje de usarla y llame a un técnico."
+        ),
+        "Strands tight and even": "Hilos apretados y parejos",
+        "Seated on the bracket": "Bien puesto en el soporte",
+        "Rust near the bracket": "Óxido cerca del soporte",
+        "Frayed, broken strands": "Hilos rotos, deshilachados",
+        # drums
+        "Cable wound evenly in the grooves, set-screws in place, flange whole.": (
+            "Cable enrollado parejo en las ranuras, tornillos de fijación en su lugar, borde entero."
+        ),
+        "Uneven, crossed wraps and surface rust: mention it at the next service.": (
+            "Cable enrollado disparejo y cruzado, y óxido: dígaselo al técnico en el próximo servicio."
+        ),
+        "Cracked flange, cable off the drum: the door can drop. Stop and call a technician.": (
+            "Borde rajado, cable fuera del tambor: la puerta se puede caer. Deje de usarla y llame a un técnico."
+        ),
+        "Cable seated in the grooves": "Cable en las ranuras",
+        "Set-screws tight": "Tornillos apretados",
+        "Uneven, crossed wraps": "Enrollado disparejo, cruzado",
+        "Surface rust": "Óxido",
+        "Cracked flange": "Borde rajado",
+        "Cable off the drum": "Cable fuera del tambor",
+        # bottom seal
+        "Flexible seal touching the floor along the whole width: no light, no drafts.": (
+            "Sello flexible que toca el piso a todo lo ancho: no entra luz ni aire."
+        ),
+        "Flattened, cracking seal with light at one spot: plan a replacement.": (
+            "Sello aplastado y rajándose, con luz en un punto: planee cambiarlo."
+        ),
+        "Torn seal: daylight, water and leaves get in. Replace the seal.": (
+            "Sello roto: entra luz, agua y hojas. Cambie el sello."
+        ),
+        "Seal touches the floor all along": "El sello toca el piso a todo lo ancho",
+        "Flattened, cracking": "Aplastado, rajándose",
+        "Light at one spot": "Luz en un punto",
+        "Torn: daylight and water get in": "Roto: entra luz y agua",
+        # photo-eyes
+        "Lights steady, lenses clean, beam no higher than 6 in. above the floor.": (
+            "Luces fijas, lentes limpios, el rayo a no más de 6 pulgadas del piso."
+        ),
+        "Dirty lens, flickering light: clean both lenses, check they face each other, then test.": (
+            "Lente sucio, luz parpadeando: limpie los dos lentes, revise que queden uno frente al otro y luego pruebe."
+        ),
+        "Bent bracket: the beam misses, so the door reverses or won't close. Straighten and realign.": (
+            "Soporte doblado: el rayo no llega, así que la puerta se regresa o no cierra. Enderécelo y vuelva "
+            "a alinear los sensores."
+        ),
+        "Lights steady, lenses clean": "Luces fijas, lentes limpios",
+        "Beam clear across the door": "Rayo libre de lado a lado",
+        "Dirty lens, light flickers": "Lente sucio, luz parpadea",
+        "Bent bracket: eyes out of line": "Soporte doblado: desalineado",
+        "6 in. max": "6 pulg. máx.",
+        # opener motor unit
+        "Unit level, hangers tight to the framing, chain taut along the rail.": (
+            "Motor derecho, colgadores bien sujetos a la estructura, cadena tensa a lo largo del riel."
+        ),
+        "Chain sagging well below the rail: have the chain tension adjusted.": (
+            "Cadena muy colgada debajo del riel: pida que le ajusten la tensión de la cadena."
+        ),
+        "Loose hanger, unit tilting: stop using the opener until it is fastened again.": (
+            "Colgador flojo, motor ladeado: deje de usar el motor hasta que lo vuelvan a sujetar."
+        ),
+        "Hangers tight to the joist": "Colgadores sujetos a la viga",
+        "Chain taut along the rail": "Cadena tensa en el riel",
+        "Chain sagging below the rail": "Cadena colgada debajo del riel",
+        "Hanger loose: unit tilting": "Colgador flojo: motor ladeado",
+        # wall control
+        "Mounted at least 5 ft up, in sight of the door, away from moving parts.": (
+            "A por lo menos 5 pies de altura, con vista a la puerta y lejos de las partes que se mueven."
+        ),
+        "Lock light blinking: remotes won't open the door until Lock mode is turned off.": (
+            "Luz de bloqueo (Lock) parpadeando: los controles remotos no abren la puerta hasta que se quite el bloqueo."
+        ),
+        "Mounted within a child's reach: move it to 5 ft or higher.": (
+            "Al alcance de un niño: súbalo a 5 pies del piso o más."
+        ),
+        "Within a child's reach": "Al alcance de un niño",
+        "Lock light blinking: remotes blocked": "Luz de bloqueo: los remotos no abren",
+        "5 ft or higher, in sight of the door": "A 5 pies o más, con vista a la puerta",
+        "1 ft": "1 pie",
+        "{foot} ft": "{foot} pies",
+        # remotes
+        "Light shows on every press and the door answers from the driveway.": (
+            "La luz se prende cada vez que lo aprieta y la puerta responde desde la entrada."
+        ),
+        "Dim light, short range: replace the coin-cell battery (they last about 2 years).": (
+            "Luz débil, poco alcance: cambie la pila de botón (duran unos 2 años)."
+        ),
+        "Cracked case and a corroded battery: replace the remote.": (
+            "Caja rajada y pila sulfatada: cambie el control remoto."
+        ),
+        "Light shows on every press": "Se prende al apretar",
+        "Weak battery: dim light": "Pila baja: luz débil",
+        "Cracked case": "Caja rajada",
+        "Corroded battery": "Pila sulfatada",
+        # keypad
+        "Keys clear and firm, light on, and the cover closes over them.": (
+            "Teclas que se leen y firmes, la luz prendida, y la tapa cierra sobre ellas."
+        ),
+        "Worn keys show which digits are in the code: change the code.": (
+            "Las teclas gastadas dejan ver qué números tiene la clave: cambie la clave."
+        ),
+        "Cracked case, cover gone, water inside: replace the keypad.": (
+            "Caja rajada, sin tapa, agua adentro: cambie el teclado."
+        ),
+        "Cover closes over the keys": "La tapa cierra bien",
+        "Keys clear and firm": "Teclas firmes",
+        "Worn keys show the code": "Teclas gastadas: se ve la clave",
+        "Cracked case, cover gone": "Caja rajada, sin tapa",
+        "Water inside": "Agua adentro",
+    },
+}
+
+
+def file_in(file: str, lang: str) -> str:
+    """A picture's file in a language: the default language's is `springs-fix.webp`, Spanish `springs-fix.es.webp`."""
+    return file if lang == DEFAULT else file.removesuffix(".webp") + f".{lang}.webp"
+
+
+def other_files(file: str) -> dict[str, str]:
+    """The manifest's `files` of a picture: its file in each language but the default."""
+    return {lang: file_in(file, lang) for lang in SUPPORTED if lang != DEFAULT}
+
+
+def words_of(lang: str) -> Mapping[str, str] | None:
+    """The words a canvas in `lang` draws with (None: English, as written)."""
+    return None if lang == DEFAULT else WORDS[lang]
+
+
+def draw(picture: Picture, lang: str) -> bytes:
+    """One picture in one language, encoded."""
+    canvas = Canvas(words_of(lang))
+    frame(canvas, picture.title, picture.severity, picture.label)
+    picture.draw(canvas, picture.severity)
+    return encode(canvas.finish())
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     entries = []
     for picture in PICTURES:
-        canvas = Canvas()
-        frame(canvas, picture.title, picture.severity, picture.label)
-        picture.draw(canvas, picture.severity)
-        data = encode(canvas.finish())
-        (OUT / picture.file).write_bytes(data)
-        print(f"{picture.file}: {len(data) // 1024} KiB")
+        for lang in SUPPORTED:
+            data = draw(picture, lang)
+            name = file_in(picture.file, lang)
+            (OUT / name).write_bytes(data)
+            print(f"{name}: {len(data) // 1024} KiB")
         entries.append(
             {
                 "itemId": picture.item,
@@ -1115,14 +1339,16 @@ def main() -> None:
                 "caption": picture.caption,
                 "alt": picture.alt,
                 "file": picture.file,
+                "files": other_files(picture.file),
             }
         )
     manifest = {
         "$schema": "../schemas/photo_manifest.schema.json",
         "about": (
             "Reference photos for the inspection gallery (getInspectionReferencePhotos): for each of the nine "
-            "reference items, what HEALTHY, WATCH and FIX look like. Generated by scripts/draw_reference_photos.py; "
-            "edit the captions there and run it again."
+            "reference items, what HEALTHY, WATCH and FIX look like, each drawn in every language the service "
+            "speaks (`file` in English, `files` the others). Generated by scripts/draw_reference_photos.py; edit "
+            "the captions and the words drawn there and run it again."
         ),
         "credit": (
             "Original illustrations drawn for garage-tools with Pillow (scripts/draw_reference_photos.py); "

@@ -5,6 +5,7 @@ and its e-mail in Spanish."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -150,11 +151,16 @@ def test_the_report_email_is_in_the_reports_language(knowledge: Knowledge) -> No
     # The reference pictures' captions and alt texts are the catalog's Spanish ones too.
     assert "Cable de elevación deshilachado" in mail.html and 'alt="Dibujo de un cable' in mail.html
     assert "Frayed lift cable" not in mail.html and "Illustration of" not in mail.html
+    # ... and the pictures are the Spanish ones (the JPEG copies of the `.es.webp` files): Spanish words drawn in.
+    shown = re.findall(r'<img src="https://doors\.example/photos/([^"?]+)\?v=[0-9a-f]+&amp;format=jpeg"', mail.html)
+    assert shown and all(file.endswith(".es.webp") for file in shown), shown
+    assert "cables-fix.es.webp" in shown
     assert "DEJE DE USAR LA PUERTA" in mail.text and '<html lang="es">' in mail.html
 
     english = report_mail("ana@example.com", _report(knowledge, "en"), None, photos, "https://doors.example")
     assert english.subject.startswith("Your garage door inspection: grade F (")
     assert "Hi Ana," in english.text and "STOP USING THE DOOR" in english.text and '<html lang="en">' in english.html
+    assert "/photos/cables-fix.webp?v=" in english.html and ".es.webp" not in english.html
 
 
 def test_the_pictures_beside_a_spanish_report_are_headed_in_spanish(knowledge: Knowledge) -> None:
@@ -165,4 +171,7 @@ def test_the_pictures_beside_a_spanish_report_are_headed_in_spanish(knowledge: K
     assert all(p.caption != p.photo.entry.caption and p.alt.startswith("Dibujo") for p in pictures)
     english = reading(_report(knowledge, "en"), packaged_photo_library())
     assert all(p.caption == p.photo.entry.caption for pics in english["pictures"].values() for p in pics)
+    # The pictures themselves are the Spanish ones, on the report page and in the e-mail alike.
+    assert pictures and all(p.photo.file.endswith(".es.webp") and ".es.webp?v=" in p.photo.path for p in pictures)
+    assert all(not p.photo.file.endswith(".es.webp") for pics in english["pictures"].values() for p in pics)
     assert shown["advice"][0].startswith("Deje de usar la puerta")

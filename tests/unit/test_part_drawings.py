@@ -39,3 +39,30 @@ def test_the_forms_own_drawings_cover_only_what_the_gallery_does_not(knowledge: 
     own = {item for item, drawing in drawings.items() if drawing.path.startswith("/static/inspection/parts/")}
     assert own == {item.id for item in knowledge.checklist.items if item.reference_photo_item is None}
     assert all((PARTS / Path(drawings[item].path).name).stat().st_size < 24 * 1024 for item in own)
+
+
+def test_the_spanish_form_shows_the_spanish_drawings(client: TestClient) -> None:
+    """The words drawn in each picture (title, badge, call-outs) are in the page's language, as its captions are."""
+    page = client.get("/inspection?lang=es").text
+    sources = re.findall(r'<figure class="drawing">\s*<img src="([^"]+)"', page)
+    assert len(sources) == 24
+    assert [source for source in sources if ".es.webp" not in source] == []
+    assert "/static/inspection/parts/hinges.es.webp" in page and "/photos/springs-healthy.es.webp?v=" in page
+    for source in sources:
+        image = client.get(source)
+        assert image.status_code == 200 and image.headers["content-type"] == "image/webp", source
+    english = client.get("/inspection?lang=en").text
+    assert ".es.webp" not in english and "/static/inspection/parts/hinges.webp" in english
+
+
+def test_a_language_without_drawings_of_its_own_gets_the_default_ones(knowledge: Knowledge) -> None:
+    library = packaged_photo_library()
+    english = drawings_of(knowledge.checklist, library)
+    assert drawings_of(knowledge.checklist, library, "fr") == english
+    spanish = drawings_of(knowledge.checklist, library, "es")
+    assert spanish.keys() == english.keys()
+    for item, drawing in spanish.items():
+        assert drawing.path.split("?")[0].removesuffix(".es.webp") == english[item].path.split("?")[0].removesuffix(
+            ".webp"
+        )
+        assert (drawing.alt, drawing.caption) == (english[item].alt, english[item].caption)  # the page translates

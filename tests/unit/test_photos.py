@@ -28,9 +28,10 @@ from garage_tools.knowledge.photos import (
     PhotoSeverity,
     packaged_photo_library,
 )
-from garage_tools.registry import ToolContext, dump_json, parse_arguments
+from garage_tools.registry import ToolContext, dump, dump_json, invoke, parse_arguments
 from garage_tools.settings import Settings
 from garage_tools.surfaces.mcp_encoding import tool_result
+from garage_tools.tools import build_registry
 from garage_tools.tools.photos import TOOL, ReferencePhotosInput, get_reference_photos
 from tests.tool_data import unopened_data
 from tests.unit.image_samples import scene
@@ -176,7 +177,13 @@ async def test_in_spanish_every_caption_and_alt_text_is_spanish_and_ids_stay(kno
         )
     )
     assert [p["severity"] for p in spanish["photos"]] == ["HEALTHY", "WATCH", "FIX"]
-    assert [p["url"] for p in spanish["photos"]] == [p["url"] for p in english["photos"]]
+    # The pictures themselves are the Spanish ones: their titles, badges and call-outs are drawn in Spanish.
+    assert [p["url"].split("?")[0] for p in spanish["photos"]] == [
+        f"{BASE}/photos/springs-{severity}.es.webp" for severity in ("healthy", "watch", "fix")
+    ]
+    assert all(
+        p["url"].split("?")[0].endswith(f"{p['itemId']}-{p['severity'].lower()}.webp") for p in english["photos"]
+    )
     fix = spanish["photos"][2]
     assert fix["caption"].startswith("Resorte de torsión roto") and "2 pulgadas" in fix["caption"]
     assert fix["alt"].startswith("Dibujo de un resorte de torsión")
@@ -188,8 +195,64 @@ async def test_in_spanish_every_caption_and_alt_text_is_spanish_and_ids_stay(kno
 async def test_on_mcp_the_caption_beside_each_picture_is_in_the_language_asked_for(knowledge: Knowledge) -> None:
     args = parse_arguments(TOOL, {"itemId": "cables", "severity": "FIX", "lang": "es-MX"})
     result = await get_reference_photos(args, context(knowledge, "mcp"))
-    _, caption, _ = tool_result(result)["content"]
+    _, caption, image = tool_result(result)["content"]
     assert caption["text"].startswith("FIX: Cable de elevación deshilachado")
+    # ... and the picture beside it is the Spanish one, as stored (it fits the inline budget whole).
+    spanish = packaged_photo_library().get("cables-fix.es.webp")
+    assert spanish is not None and base64.b64decode(image["data"]) == spanish.data
+
+
+@pytest.mark.parametrize(
+    ("description", "lang"),
+    [("escuché un estallido en la cochera y el portón ya no sube", "es"), ("loud bang and the door won't open", "en")],
+)
+async def test_the_journeys_gallery_is_in_the_language_of_the_description(
+    knowledge: Knowledge, description: str, lang: str
+) -> None:
+    answer = dump(await invoke(build_registry(), "homeownerAnswer", {"description": description}, context(knowledge)))
+    gallery = answer["referencePhotos"]
+    assert answer["diagnosis"]["lang"] == gallery["lang"] == lang and gallery["itemId"] == "springs"
+    spanish = [photo["url"].split("?")[0].endswith(".es.webp") for photo in gallery["photos"]]
+    assert spanish == [lang == "es"] * 3
+    assert gallery["photos"][2]["caption"].startswith("Resorte de torsión roto" if lang == "es" else "Broken torsion")
+
+
+def test_the_library_shows_each_language_its_own_picture_and_the_default_to_others() -> None:
+    library = packaged_photo_library()
+    for item in REFERENCE_PHOTO_ITEM_IDS:
+        for severity in PhotoSeverity:
+            (english,) = library.for_item(item, severity)
+            (spanish,) = library.for_item(item, severity, "es")
+            assert english.file == f"{item}-{severity.value.lower()}.webp" == english.entry.file
+            assert spanish.file == f"{item}-{severity.value.lower()}.es.webp"
+            assert spanish.entry is english.entry and spanish.data != english.data
+            assert (spanish.width, spanish.height) == (english.width, english.height)
+            assert spanish.version != english.version  # its own URL, cached on its own
+            # English, a language the pictures are not drawn in, and no language at all: the default picture
+            assert [library.for_item(item, severity, lang)[0] for lang in ("en", "fr", None)] == [english] * 3
+            assert library.in_language(english, "es") is spanish and library.in_language(english, "de") is english
+
+
+def test_an_operator_manifest_without_languages_shows_its_pictures_in_every_language(tmp_path: Path) -> None:
+    library = PhotoLibrary.load(write_library(tmp_path / "mine"))
+    assert (
+        [p.file for p in library.for_item("keypad", lang="es")]
+        == [p.file for p in library.for_item("keypad")]
+        == [f"pics/keypad-{severity}-0.jpg" for severity in ("healthy", "watch", "fix")]
+    )
+
+
+def test_an_operator_can_give_a_picture_in_spanish(tmp_path: Path) -> None:
+    manifest = write_library(tmp_path / "mine")
+    scene((64, 48)).save(tmp_path / "mine" / "pics" / "keypad-fix-0.es.jpg", "JPEG")
+    _break(manifest, lambda m: m["photos"][-1].update(files={"es": "pics/keypad-fix-0.es.jpg"}))
+    library = PhotoLibrary.load(manifest)
+    assert [p.file for p in library.for_item("keypad", lang="es")] == [
+        "pics/keypad-healthy-0.jpg",
+        "pics/keypad-watch-0.jpg",
+        "pics/keypad-fix-0.es.jpg",
+    ]
+    assert library.for_item("keypad", PhotoSeverity.FIX)[0].file == "pics/keypad-fix-0.jpg"
 
 
 @pytest.mark.parametrize("item", REFERENCE_PHOTO_ITEM_IDS)
@@ -310,6 +373,21 @@ def test_the_packaged_photos_are_served_by_default(tmp_path: Path) -> None:
             assert Image.open(BytesIO(picture.content)).size == (640, 480)
 
 
+def test_the_spanish_pictures_are_served_like_the_others(tmp_path: Path) -> None:
+    settings = Settings(_env_file=None, data_dir=tmp_path)  # type: ignore[call-arg]
+    with TestClient(create_app(settings)) as client:
+        answer = client.post("/api/v1/getInspectionReferencePhotos", json={"itemId": "springs", "lang": "es"}).json()
+        for photo in answer["photos"]:
+            assert ".es.webp?v=" in photo["url"]
+            picture = client.get(photo["url"])
+            assert picture.status_code == 200 and picture.headers["content-type"] == "image/webp"
+            assert "immutable" in picture.headers["cache-control"]
+            jpeg = client.get(photo["url"] + "&format=jpeg")  # the e-mail's copy
+            assert jpeg.status_code == 200 and jpeg.headers["content-type"] == "image/jpeg"
+        # Still only what the manifest names: a language's file of a picture that has none is not there.
+        assert client.get("/photos/springs-fix.fr.webp").status_code == 404
+
+
 def _break(manifest: Path, change: Any) -> None:
     data = json.loads(manifest.read_text())
     change(data)
@@ -326,8 +404,24 @@ def _break(manifest: Path, change: Any) -> None:
         (lambda m: m["photos"][0].update(itemId="hinges"), "itemId"),
         (lambda m: m["photos"][0].update(severity="BROKEN"), "severity"),
         (lambda m: m["photos"][1].update(file=m["photos"][0]["file"]), "each file may be listed once"),
+        (lambda m: m["photos"][1].update(files={"es": m["photos"][0]["file"]}), "each file may be listed once"),
+        (lambda m: m["photos"][0].update(files={"es": "pics/nothing-here.jpg"}), "cannot read the photo"),
+        (lambda m: m["photos"][0].update(files={"es": "../outside.png"}), "files"),
+        (lambda m: m["photos"][0].update(files={"fr": m["photos"][0]["file"]}), "`files` are by language"),
     ],
-    ids=["coverage", "parent-dir", "absolute", "missing-file", "unknown-item", "bad-severity", "duplicate"],
+    ids=[
+        "coverage",
+        "parent-dir",
+        "absolute",
+        "missing-file",
+        "unknown-item",
+        "bad-severity",
+        "duplicate",
+        "duplicate-language-file",
+        "missing-language-file",
+        "language-file-outside",
+        "unknown-language",
+    ],
 )
 def test_a_bad_operator_manifest_stops_start_up_with_a_clear_message(tmp_path: Path, change: Any, says: str) -> None:
     manifest = write_library(tmp_path / "mine")

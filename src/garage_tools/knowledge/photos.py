@@ -9,12 +9,17 @@ every file must exist inside the manifest's directory, be an image of the type i
 within `MAX_PHOTO_BYTES`, and every one of the nine reference items must have at least one photo of
 each severity. The photos are small, so they are held in memory and served from there (`/photos/…`),
 each with a content hash that versions its URL.
+
+A photo with words drawn into it can name the same picture in other languages (`files`, e.g.
+`{"es": "springs-fix.es.webp"}`, checked like `file`): a reader of that language is shown that one
+(`for_item(..., lang=...)`, `in_language`), a language without one, or a manifest without `files`, the default.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -31,6 +36,7 @@ from garage_tools.imaging.decode import decode_bytes
 from garage_tools.knowledge.checklist import REFERENCE_PHOTO_ITEM_IDS, ReferencePhotoItem
 from garage_tools.knowledge.data_files import DATA_DIR, KnowledgeError, read_data_file
 from garage_tools.knowledge.schemas import DataModel, Text
+from garage_tools.languages import DEFAULT, SUPPORTED
 
 PACKAGED_MANIFEST = DATA_DIR / "photos" / "manifest.json"
 #: The URL path the photos are served under.
@@ -71,6 +77,24 @@ class PhotoEntry(DataModel):
     caption: Annotated[Text, Field(max_length=300)] = Field(description="What the photo shows, for everyone.")
     alt: Annotated[Text, Field(max_length=300)] = Field(description="Alt text for people who cannot see the photo.")
     file: PhotoFile = Field(description="The image file, relative to the manifest (PNG, JPEG or WebP).")
+    files: dict[str, PhotoFile] = Field(
+        default_factory=dict,
+        description=(
+            "The same picture with its words in another language, by language (`es`): readers of that language "
+            "are shown it; a language without one is shown `file`."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _languages(self) -> PhotoEntry:
+        others = [lang for lang in SUPPORTED if lang != DEFAULT]
+        if unknown := sorted(set(self.files) - set(others)):
+            raise ValueError(f"`files` are by language, one of {', '.join(others)}; not {', '.join(unknown)}")
+        return self
+
+    def file_in(self, lang: str | None) -> str:
+        """The file to show a reader of `lang`: its own, else the default."""
+        return self.files.get(lang or DEFAULT, self.file)
 
 
 class PhotoManifest(DataModel):
@@ -80,7 +104,7 @@ class PhotoManifest(DataModel):
 
     @model_validator(mode="after")
     def _complete(self) -> PhotoManifest:
-        files = [photo.file for photo in self.photos]
+        files = [file for photo in self.photos for file in (photo.file, *photo.files.values())]
         if len(set(files)) != len(files):
             raise ValueError("each file may be listed once")
         present = {(photo.item_id, photo.severity) for photo in self.photos}
@@ -101,18 +125,15 @@ PHOTO_FILES: dict[str, type[BaseModel]] = {"photo_manifest.json": PhotoManifest}
 
 @dataclass(frozen=True, slots=True)
 class Photo:
-    """One photo of the library, checked and in memory."""
+    """One photo of the library, checked and in memory: the entry's `file`, or one of its `files`."""
 
     entry: PhotoEntry
+    file: str
     data: bytes
     mime_type: str
     width: int
     height: int
     version: str  # a short hash of the bytes: part of the URL, so caches never serve an old picture
-
-    @property
-    def file(self) -> str:
-        return self.entry.file
 
     @property
     def path(self) -> str:
@@ -134,13 +155,16 @@ class Rendition:
 
 
 class PhotoLibrary:
-    """The photos of one manifest, indexed by file and by item."""
+    """The photos of one manifest, indexed by file and by item; `photos` are the default files, and
+    `translated` the entries' `files` (served as well, shown through `in_language`)."""
 
-    def __init__(self, source: Path, manifest: PhotoManifest, photos: list[Photo]) -> None:
+    def __init__(
+        self, source: Path, manifest: PhotoManifest, photos: list[Photo], translated: Sequence[Photo] = ()
+    ) -> None:
         self.source = source
         self.manifest = manifest
         self.photos = tuple(photos)
-        self._by_file = {photo.file: photo for photo in photos}
+        self._by_file = {photo.file: photo for photo in (*photos, *translated)}
         self._renditions: dict[tuple[str, int, str], Rendition] = {}
         self._lock = threading.Lock()
 
@@ -150,15 +174,23 @@ class PhotoLibrary:
         manifest_path = manifest_path.expanduser().resolve()
         manifest = read_data_file(manifest_path, PhotoManifest)
         root = manifest_path.parent
-        return cls(manifest_path, manifest, [_photo(root, entry) for entry in manifest.photos])
+        photos = [_photo(root, entry, entry.file) for entry in manifest.photos]
+        translated = [_photo(root, entry, file) for entry in manifest.photos for file in entry.files.values()]
+        return cls(manifest_path, manifest, photos, translated)
 
     def get(self, file: str) -> Photo | None:
+        """The photo of a file the manifest names (in any language), or None."""
         return self._by_file.get(file)
 
-    def for_item(self, item_id: str, severity: PhotoSeverity | None = None) -> list[Photo]:
-        """The item's photos, HEALTHY first, then WATCH, then FIX; manifest order within a severity."""
+    def in_language(self, photo: Photo, lang: str | None) -> Photo:
+        """The same picture for a reader of `lang`: its file in that language, else the default one."""
+        return self._by_file[photo.entry.file_in(lang)]
+
+    def for_item(self, item_id: str, severity: PhotoSeverity | None = None, lang: str | None = None) -> list[Photo]:
+        """The item's photos, HEALTHY first, then WATCH, then FIX; manifest order within a severity; each in
+        `lang` where it has a file in that language."""
         chosen = [
-            photo
+            self.in_language(photo, lang)
             for photo in self.photos
             if photo.entry.item_id == item_id and (severity is None or photo.entry.severity is severity)
         ]
@@ -185,10 +217,10 @@ class PhotoLibrary:
         return cached
 
 
-def _photo(root: Path, entry: PhotoEntry) -> Photo:
-    path = (root / PurePosixPath(entry.file)).resolve()
+def _photo(root: Path, entry: PhotoEntry, file: str) -> Photo:
+    path = (root / PurePosixPath(file)).resolve()
     if not path.is_relative_to(root):  # a symlink out of the manifest's directory
-        raise KnowledgeError(f"{root / entry.file}: photo files must be inside {root}")
+        raise KnowledgeError(f"{root / file}: photo files must be inside {root}")
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -200,7 +232,7 @@ def _photo(root: Path, entry: PhotoEntry) -> Photo:
     except ImageRejected as exc:
         raise KnowledgeError(f"{path}: {exc.message}") from exc
     version = hashlib.sha256(data).hexdigest()[:12]
-    return Photo(entry, data, decoded.mime_type, decoded.width, decoded.height, version)
+    return Photo(entry, file, data, decoded.mime_type, decoded.width, decoded.height, version)
 
 
 def _shrink(photo: Photo, max_side: int, kind: str = "WEBP") -> Rendition:

@@ -129,7 +129,8 @@ async def answer_homeowner(args: HomeownerAnswerInput, ctx: ToolContext) -> Home
 
 
 async def _reference_photos(diagnosis: DiagnoseOutput, ctx: ToolContext) -> ReferencePhotosOutput | None:
-    """The gallery of the likeliest cause that has one (the checklist names each issue's part), by URL."""
+    """The gallery of the likeliest cause that has one (the checklist names each issue's part), by URL, in the
+    diagnosis's language (its captions, and the words drawn in its pictures)."""
     galleries = {
         item.issue_key: item.reference_photo_item
         for item in reversed(ctx.knowledge.checklist.items)  # the first item of an issue wins
@@ -137,7 +138,8 @@ async def _reference_photos(diagnosis: DiagnoseOutput, ctx: ToolContext) -> Refe
     }
     for issue in diagnosis.likely_issues:
         if issue.key in galleries:
-            request = ReferencePhotosInput.model_validate({"itemId": galleries[issue.key], "inlineImages": False})
+            arguments = {"itemId": galleries[issue.key], "inlineImages": False, "lang": diagnosis.lang}
+            request = ReferencePhotosInput.model_validate(arguments)
             return await get_reference_photos(request, ctx)
     return None
 

@@ -62,10 +62,12 @@ class InspectionPages:
         self.knowledge = services.knowledge
         #: Language code -> the form's areas in its words (the items' order and flags are the same in each).
         self.areas = {code: areas_of(language.checklist) for code, language in services.knowledge.languages.items()}
-        drawings = drawings_of(services.knowledge.checklist, services.photos)
-        #: Language code -> the drawings with their alt texts and captions from the catalog (an operator's own
-        #: pictures, which the catalog lacks, keep theirs).
-        self.drawings = {code: _drawings_in(drawings, code) for code in self.areas}
+        #: Language code -> the drawings in that language, with their alt texts and captions from the catalog (an
+        #: operator's own pictures, which the catalog lacks, keep theirs).
+        self.drawings = {
+            code: _drawings_in(drawings_of(services.knowledge.checklist, services.photos, code), code)
+            for code in self.areas
+        }
         self.access = access
 
     async def form(self, request: Request) -> Response:
