@@ -37,3 +37,12 @@ def test_an_explicit_choice_is_remembered_and_beats_the_browser(live_server: Liv
 def test_an_unknown_language_choice_is_ignored(live_server: LiveServer) -> None:
     page = httpx.get(f"{live_server.url}/privacy?lang=xx", headers=SPANISH_BROWSER)
     assert html_lang(page) == "es" and "set-cookie" not in page.headers
+
+
+def test_a_parts_reference_pictures_read_in_spanish_words_and_pictures(live_server: LiveServer) -> None:
+    page = httpx.get(f"{live_server.url}/parts/springs", headers=SPANISH_BROWSER)
+    assert html_lang(page) == "es" and "qué revisar" in page.text and "what to look for" not in page.text
+    assert "Necesita reparación" in page.text and "Needs repair" not in page.text
+    assert page.text.count(".es.webp?v=") == 3  # the pictures' own words are Spanish too
+    english = httpx.get(f"{live_server.url}/parts/springs")
+    assert "what to look for" in english.text and ".es.webp" not in english.text

@@ -43,7 +43,7 @@ RATINGS = {
 }
 #: The most styles a comparison shows side by side (a phone has room for three columns at most).
 COMPARE_AT_MOST = 3
-SEVERITY_WORDS = {"HEALTHY": "Healthy", "WATCH": "Keep an eye on it", "FIX": "Needs repair"}
+SEVERITY_WORDS = {"HEALTHY": N_("Healthy"), "WATCH": N_("Keep an eye on it"), "FIX": N_("Needs repair")}
 
 
 def _number(text: str) -> float | None:
@@ -125,7 +125,8 @@ class StylePages:
         context: dict[str, Any] = {"severity_words": SEVERITY_WORDS}
         status, headers = 200, {}
         try:
-            context["gallery"] = await self._call(request, "getInspectionReferencePhotos", {"itemId": item})
+            arguments = {"itemId": item, "lang": page_language(request)}  # pictures and words in the reader's
+            context["gallery"] = await self._call(request, "getInspectionReferencePhotos", arguments)
         except ServiceError as error:
             context["error"] = self._plain(request, error)
             status, headers = error.status, error.headers
