@@ -7,6 +7,8 @@ The tags are the primary subtags of BCP 47; the first is the default.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 SUPPORTED = ("en", "es")
 DEFAULT = SUPPORTED[0]
 #: The cookie that remembers a person's explicit choice, and the query parameter that makes it.
@@ -19,6 +21,27 @@ def N_(text: str) -> str:
 
     Here, at the bottom of the layers, so data-minded modules (imaging, knowledge) can mark words too."""
     return text
+
+
+class Phrase(str):
+    """English words with values in `{name}` slots, said in the reader's language where they are shown.
+
+    It reads as its English (logs, tests, a `str` anywhere), and keeps its message id (marked with `N_` where it
+    is written) and values, so a page, an e-mail or a tool answer says it in another language: `said(gettext)`,
+    or in a template `_(phrase.message).format(**phrase.values)`. One type for every layer's such sentences: a
+    photo check's advice, a console form's refusal, a refused webhook address."""
+
+    message: str
+    values: dict[str, object]
+
+    def __new__(cls, message: str, **values: object) -> Phrase:
+        phrase = super().__new__(cls, message.format(**values))
+        phrase.message, phrase.values = message, values
+        return phrase
+
+    def said(self, gettext: Callable[[str], str] | None = None) -> str:
+        """The phrase in the language `gettext` translates into (English without one)."""
+        return gettext(self.message).format(**self.values) if gettext is not None else str(self)
 
 
 def supported(tag: str | None) -> str | None:

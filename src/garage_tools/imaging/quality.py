@@ -7,13 +7,12 @@ are rules of thumb, reported with the measured values so a caller can judge.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from PIL import Image, ImageFilter, ImageStat
 
 from garage_tools.imaging.decode import DecodedImage
-from garage_tools.languages import N_
+from garage_tools.languages import N_, Phrase
 
 #: Size of the grey copy the measurements are taken on.
 SAMPLE_SIDE = 512
@@ -26,25 +25,13 @@ _LAPLACIAN = ImageFilter.Kernel((3, 3), (0, 1, 0, 1, -4, 1, 0, 1, 0), scale=1, o
 
 
 @dataclass(frozen=True, slots=True)
-class Problem:
-    """One thing that makes a photo hard to judge, and how to retake it: words marked for the gettext catalog
-    (values in `{name}`), so a tool can say it in the homeowner's language."""
-
-    words: str
-    values: tuple[tuple[str, int], ...] = ()
-
-    def said(self, gettext: Callable[[str], str] = str) -> str:
-        return gettext(self.words).format(**dict(self.values))
-
-
-@dataclass(frozen=True, slots=True)
 class PhotoQuality:
     width: int
     height: int
     brightness: int  # mean, 0 (black) to 255 (white)
     contrast: int  # standard deviation of brightness
     sharpness: int  # variance of the Laplacian: higher is sharper
-    problems: tuple[Problem, ...]
+    problems: tuple[Phrase, ...]  # what makes it hard to judge, and how to retake it, in words any reader reads
 
     @property
     def usable(self) -> bool:
@@ -64,21 +51,21 @@ def assess(photo: DecodedImage) -> PhotoQuality:
     if min(edges.size) > 2:  # Pillow leaves the outermost pixels unfiltered: they are not edges
         edges = edges.crop((1, 1, edges.width - 1, edges.height - 1))
     sharpness = round(ImageStat.Stat(edges).var[0])
-    problems: list[Problem] = []
+    problems: list[Phrase] = []
     if min(photo.width, photo.height) < MIN_SIDE:
         words = N_(
             "low resolution ({width} x {height}): details such as a gap in a spring coil or frayed cable strands "
             "may not show; send the original photo"
         )
-        problems.append(Problem(words, (("width", photo.width), ("height", photo.height))))
+        problems.append(Phrase(words, width=photo.width, height=photo.height))
     if brightness < TOO_DARK:
-        problems.append(Problem(N_("very dark: add light (a flashlight, or open the door for daylight) and retake it")))
+        problems.append(Phrase(N_("very dark: add light (a flashlight, or open the door for daylight) and retake it")))
     elif brightness > TOO_BRIGHT:
-        problems.append(Problem(N_("overexposed: keep bright light behind you rather than in the picture")))
+        problems.append(Phrase(N_("overexposed: keep bright light behind you rather than in the picture")))
     if contrast < FLAT:
-        problems.append(Problem(N_("nearly uniform: the picture may be blank, covered or fogged")))
+        problems.append(Phrase(N_("nearly uniform: the picture may be blank, covered or fogged")))
     elif sharpness < BLURRY:
-        problems.append(Problem(N_("looks blurry: hold the phone steady and tap the part to focus")))
+        problems.append(Phrase(N_("looks blurry: hold the phone steady and tap the part to focus")))
     return PhotoQuality(photo.width, photo.height, brightness, contrast, sharpness, tuple(problems))
 
 

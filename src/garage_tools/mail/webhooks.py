@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from standardwebhooks.webhooks import Webhook
 
 from garage_tools import __version__
-from garage_tools.languages import N_
+from garage_tools.languages import N_, Phrase
 from garage_tools.mail.message import Mail, QueuedMail
 from garage_tools.mail.outbox import Answer, Outbox
 from garage_tools.mail.transports import PermanentFailure
@@ -51,15 +51,12 @@ SNIPPET = 500  # characters of an endpoint's answer kept in the delivery log
 
 
 class EndpointRefused(ValueError):
-    """An endpoint URL the guard will not deliver to; the message says why in plain words.
-
-    `message` is marked for the gettext catalog and names its `values` in `{braces}`, so a page can say it in
-    its reader's language (the console's Webhooks page); `str()` is the English with the values in it."""
+    """An endpoint URL the guard will not deliver to; `reason` says why in plain words, in any reader's language
+    (a `Phrase`: the console's Webhooks page says it in its reader's); `str()` is the English."""
 
     def __init__(self, message: str, **values: object) -> None:
-        super().__init__(message.format(**values))
-        self.message = message
-        self.values = values
+        self.reason = Phrase(message, **values)
+        super().__init__(str(self.reason))
 
 
 class WebhookFailed(Exception):

@@ -19,9 +19,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from garage_tools.inputs import EARLIEST, LATEST, bounded_date
 from garage_tools.knowledge.directory import DiscountType, Phone, PromotionRecord, ServiceType, WebUrl
-from garage_tools.languages import N_
+from garage_tools.languages import N_, Phrase
 from garage_tools.store.partner_console import LeadFilter, Profile
-from garage_tools.web.partners.words import Said
 
 #: The words below are in English and marked for the catalog: each page translates them where it shows them.
 HEATS = {"hot": N_("Urgent"), "warm": N_("Replacement"), "cold": N_("Looking into it")}
@@ -73,8 +72,8 @@ TIME_ZONES = {
 READING_LANGUAGES = {"en": "English", "es": "Español"}
 
 
-def _date_problem(example: str) -> Said:
-    return Said(DATE_PROBLEM, example=example, first=EARLIEST.year, last=LATEST.year)
+def _date_problem(example: str) -> Phrase:
+    return Phrase(DATE_PROBLEM, example=example, first=EARLIEST.year, last=LATEST.year)
 
 
 def read_profile(form: dict[str, str]) -> Checked[Profile]:
@@ -86,12 +85,12 @@ def read_profile(form: dict[str, str]) -> Checked[Profile]:
     for name, limit in (("license", 40), ("hours", 120), ("guarantee", 200)):
         text = " ".join(form.get(name, "").split())
         if len(text) > limit or not text.isprintable():
-            problems[name] = Said(N_("At most {limit} characters on one line, or leave it empty."), limit=limit)
+            problems[name] = Phrase(N_("At most {limit} characters on one line, or leave it empty."), limit=limit)
         trust[name] = text or None
     since = form.get("since", "").strip()
     this_year = datetime.now(UTC).year
     if since and not (since.isdigit() and 1850 <= int(since) <= this_year):
-        problems["since"] = Said(N_("A year such as 1998 (up to {year}), or leave it empty."), year=this_year)
+        problems["since"] = Phrase(N_("A year such as 1998 (up to {year}), or leave it empty."), year=this_year)
     if form.get("insured", "") not in INSURED:
         problems["insured"] = N_("Choose yes, no or not said.")
     if form.get("time_zone", "") not in TIME_ZONES:
@@ -155,7 +154,7 @@ def read_promotion(
         problems["discount_type"] = N_("Choose dollars off or percent off.")
     elif amount is None or not 0 < amount <= (100 if kind == DiscountType.PERCENT else 100_000):
         limit = "100" if kind == DiscountType.PERCENT else "100000"
-        problems["discount_value"] = Said(N_("Enter a discount above 0 and at most {limit}."), limit=limit)
+        problems["discount_value"] = Phrase(N_("Enter a discount above 0 and at most {limit}."), limit=limit)
     dates: dict[str, date] = {}
     for name in ("valid_from", "valid_until"):
         if (day := bounded_date(form.get(name, ""))) is None:
@@ -233,7 +232,7 @@ def read_arrival(form: dict[str, str], zone: ZoneInfo, now: datetime) -> Checked
     today = now.astimezone(zone).date()
     day = bounded_date(form.get("day", ""))
     if day is None or not today <= day <= today + timedelta(days=ARRIVAL_DAYS_AHEAD):
-        problems["day"] = Said(N_("Choose a day from today up to {days} days ahead."), days=ARRIVAL_DAYS_AHEAD)
+        problems["day"] = Phrase(N_("Choose a day from today up to {days} days ahead."), days=ARRIVAL_DAYS_AHEAD)
     times: dict[str, time] = {}
     for name, words in (("from", N_("Give the time arriving from, such as 09:00.")),
                         ("until", N_("Give the time arriving by, such as 09:00."))):  # fmt: skip
@@ -260,7 +259,9 @@ def read_reason(form: dict[str, str]) -> Checked[str]:
     if choice not in DECLINE_REASONS:
         return Checked(problems={"reason": N_("Choose a reason from the list.")})
     if not words.isprintable() or len(words) > MAX_REASON - 40:
-        return Checked(problems={"details": Said(N_("At most {limit} characters on one line."), limit=MAX_REASON - 40)})
+        return Checked(
+            problems={"details": Phrase(N_("At most {limit} characters on one line."), limit=MAX_REASON - 40)}
+        )
     if choice == "other" and not words:
         return Checked(problems={"details": N_("Say in a few words why you cannot take it.")})
     reason = DECLINE_REASONS[choice]

@@ -14,14 +14,13 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from garage_tools.languages import N_, Phrase
 from garage_tools.mail.webhooks import EndpointRefused, EndpointRules, check_endpoint_url
 from garage_tools.store.webhooks import MAX_ENDPOINTS, Delivery, NewEndpoint, WebhookRepository
 from garage_tools.web.forms import Refused
 from garage_tools.web.pages import render
 from garage_tools.web.partners.console_pages import Console, ConsolePage, SignedInPartner, console_page
-from garage_tools.web.partners.words import Said
 from garage_tools.web.signin_pages import NO_STORE
-from garage_tools.web.translations import N_
 
 PATH = "/partners/webhooks"
 #: The page's words, marked for the catalog and translated where the page shows them (the event names a
@@ -65,11 +64,11 @@ class WebhookPages(ConsolePage):
         try:
             await check_endpoint_url(url, self.rules)
         except EndpointRefused as refused:
-            problem = Said(refused.message, **refused.values)  # said in the page's language
+            problem = refused.reason  # said in the page's language
             return await self._page(request, me, url=url, problem=problem, status=400)
         added = await self.webhooks.add(me.id, url, me.session.email)
         if added is None:
-            problem = Said(N_("You have {count} addresses already: remove one first."), count=MAX_ENDPOINTS)
+            problem = Phrase(N_("You have {count} addresses already: remove one first."), count=MAX_ENDPOINTS)
             return await self._page(request, me, url=url, problem=problem, status=400)
         return await self._page(request, me, added=added)
 

@@ -1,29 +1,14 @@
-"""The console's sentences with values in them, said in the language of the page that shows them.
+"""The console's words with values in them, said in the language of the page that shows them.
 
 A constant is marked with `N_` where it is defined and its template says `{{ _(words) }}`. A sentence that
-names a value (a limit, a year) is a `Said`: it reads as its English (`str`, for logs and tests) and keeps its
-message id and values, so a page says it in the page's language: `{{ say(words) }}` (`partners/_say.html`).
-Nothing here picks a language: the page does, so the console's words follow the page however it is chosen.
+names a value (a limit, a year) is a `garage_tools.languages.Phrase`, which a page says in its language with
+`{{ say(words) }}` (`partners/_say.html`). Nothing here picks a language: the page does, so the console's words
+follow the page however it is chosen.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from garage_tools.web.translations import translations
-
-
-class Said(str):
-    """English words with values (`message.format(**values)`), translated where shown (`partners/_say.html`)."""
-
-    message: str
-    values: dict[str, Any]
-
-    def __new__(cls, message: str, **values: Any) -> Said:
-        said = super().__new__(cls, message.format(**values))
-        said.message = message
-        said.values = values
-        return said
 
 
 def refresh_words(seconds: float, language: str) -> str:
