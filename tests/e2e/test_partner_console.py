@@ -164,6 +164,9 @@ def test_a_partner_sees_its_leads_newest_first_with_filters_and_csv(server: Live
     page = me.client.get("/partners")
     assert page.status_code == 200 and "Your leads" in page.text
     assert page.text.index("18x8") < page.text.index("9x7")  # the newest first
+    # When each arrived, in the time of the lead's place (St. George's, the partner having set no zone of its own).
+    assert re.search(r"<time datetime=\"[^\"]+\">\w{3} \d{1,2} \w{3}, \d\d:\d\d \(M[SD]T\)</time>", page.text)
+    assert " UTC</time>" not in page.text
 
     def exported(**query: str) -> list[dict[str, str]]:
         answer = me.client.get("/partners/leads.csv", params=query)

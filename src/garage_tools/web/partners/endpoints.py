@@ -15,7 +15,7 @@ import csv
 import io
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from starlette.requests import Request
@@ -50,13 +50,13 @@ from garage_tools.web.partners.forms import (
     read_promotion,
 )
 from garage_tools.web.partners.mail import partner_link_mail
-from garage_tools.web.partners.requests import request_routes
+from garage_tools.web.partners.requests import local_zone, request_routes
 from garage_tools.web.partners.spreadsheet import spreadsheet_cells
 from garage_tools.web.partners.webhooks import webhook_routes
 from garage_tools.web.partners.words import refresh_words
 from garage_tools.web.signin import LINK_LIFETIME, PARTNERS, Session, SignedIn, SignIn, normalise_email
 from garage_tools.web.signin_pages import NO_STORE, SIGNED_OUT, SignInPages, as_pages
-from garage_tools.web.translations import N_
+from garage_tools.web.translations import N_, short_day
 
 log = logging.getLogger(__name__)
 
@@ -125,11 +125,12 @@ class Console:
         wanted, problems = read_lead_filter(dict(request.query_params))
         leads = await self.store.leads(me.id, wanted, limit=LEADS_SHOWN)
         today, language = datetime.now(UTC).date(), page_language(request)
+        places = (await self.directory.current()).places
         context = {
             "me": me,
             "demand": await demand_lines(self.referrals, me.id, lambda key: self.notices.problem(key, language), today),
             "demand_days": DEMAND_DAYS,
-            "leads": [self._lead_view(request, lead) for lead in leads],
+            "leads": [self._lead_view(request, lead, local_zone(me.partner, places, lead.zip)) for lead in leads],
             "shown": LEADS_SHOWN,
             "heats": HEATS,
             "query": {name: request.query_params.get(name, "") for name in ("heat", "from", "to")},
@@ -203,10 +204,12 @@ class Console:
         headers = {**NO_STORE, "Content-Disposition": f'attachment; filename="leads-{me.id}.csv"'}
         return Response(out.getvalue(), media_type="text/csv; charset=utf-8", headers=headers)
 
-    def _lead_view(self, request: Request, lead: PartnerLead) -> dict[str, Any]:
+    def _lead_view(self, request: Request, lead: PartnerLead, zone: tzinfo = UTC) -> dict[str, Any]:
         language = page_language(request)
+        received = lead.created_at.astimezone(zone)
         return {
             "lead": lead,
+            "received": f"{short_day(received.date(), language)}, {received:%H:%M} ({received:%Z})",
             "heat": HEATS.get(lead.lead_heat or "", N_("Not said")),
             "problem": self.notices.problem(lead.issue, language),
             "speaks": spoken(lead.language, language),

@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from garage_tools.knowledge.directory import PartnerRecord
 from garage_tools.knowledge.places import Gazetteer
 from garage_tools.partners.request_mail import (
     ProblemWords,
@@ -79,7 +80,7 @@ class RequestInbox(ConsolePage):
     async def accept(self, request: Request) -> Response:
         me, form = await self.console.signed_in_form(request)
         found = await self._own(me, request.path_params["request_id"])
-        zone = _zone(me, found, await self._places())
+        zone = local_zone(me.partner, await self._places(), found.zip)
         arrival = read_arrival(form, zone, self.requests.clock())
         if arrival.value is None:
             problems = {found.id: arrival.problems}
@@ -163,7 +164,7 @@ class RequestInbox(ConsolePage):
         return render(request, "partners/requests.html", context, status=status, headers=NO_STORE)
 
     def _view(self, me: SignedInPartner, found: StoredRequest, places: Gazetteer, language: str) -> dict[str, Any]:
-        zone = _zone(me, found, places)
+        zone = local_zone(me.partner, places, found.zip)
         offered = found.offered_at.astimezone(zone)
         answered = None
         if found.first_response_at is not None:
@@ -186,10 +187,10 @@ class RequestInbox(ConsolePage):
         }
 
 
-def _zone(me: SignedInPartner, found: StoredRequest, places: Gazetteer) -> ZoneInfo:
-    """The partner's own time zone when their profile gives one, else that of the request's state."""
-    own = me.partner.time_zone
-    return ZoneInfo(own) if own else zone_of(places, found.zip)
+def local_zone(partner: PartnerRecord, places: Gazetteer, zip_code: str | None) -> ZoneInfo:
+    """The time zone a partner reads a request's or a lead's times in: its own when its profile gives one, else
+    that of the place's state."""
+    return ZoneInfo(partner.time_zone) if partner.time_zone else zone_of(places, zip_code or "")
 
 
 def _minutes_words(minutes: int) -> str:
