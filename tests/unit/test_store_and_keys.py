@@ -174,6 +174,24 @@ async def test_the_key_cache_spares_the_store_and_expires(keys: KeyService) -> N
     await cached.drain()
 
 
+async def test_a_key_the_cache_knows_is_not_parsed_again(keys: KeyService, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path: the cache holds the key's record under the whole key's hash, so a token with that hash is
+    that key, well-formed; its checksum is checked on the first call only. A near miss is still parsed and refused."""
+    import garage_tools.access.keys as module
+
+    issued = await keys.issue("dev@example.com")
+    cached = KeyService(keys.repository, KeyCache(ttl=60))
+    parsed: list[str] = []
+    monkeypatch.setattr(module, "parse_key", lambda token: parsed.append(token) or parse_key(token))
+    assert await cached.verify(issued.plaintext) is not None and len(parsed) == 1
+    assert cached.is_cached(issued.plaintext)
+    assert await cached.verify(issued.plaintext) is not None and len(parsed) == 1  # from the cache, unparsed
+    forged = issued.plaintext[:-1] + ("A" if issued.plaintext[-1] != "A" else "B")
+    assert await cached.verify(forged) is None and len(parsed) == 2
+    assert cached.is_cached("x" * 300)  # another length is refused without a look anywhere
+    await cached.drain()
+
+
 async def test_revoking_through_the_service_takes_effect_at_once(keys: KeyService) -> None:
     issued = await keys.issue("dev@example.com")
     cached = KeyService(keys.repository, KeyCache(ttl=60))

@@ -159,7 +159,9 @@ class KeyService:
 
     def is_cached(self, token: str) -> bool:
         """Whether verifying `token` would be answered from the cache, without the store."""
-        return parse_key(token) is None or self.cache.get(hash_key(token))[0]
+        if len(token) != KEY_LENGTH:
+            return True  # refused without a look anywhere
+        return self.cache.get(hash_key(token))[0] or parse_key(token) is None  # the cheap look first
 
     async def verify(self, token: str) -> KeyRecord | None:
         """The active key record `token` belongs to, or None for anything else.
@@ -168,15 +170,20 @@ class KeyService:
         and a known id with a wrong secret are the same miss, so timing cannot tell an attacker
         which ids exist. Store faults propagate as `ServiceUnavailable`.
         """
-        key_id = parse_key(token)
-        if key_id is None:
+        if len(token) != KEY_LENGTH:
             return None
         key_hash = hash_key(token)
         found, record = self.cache.get(key_hash)
-        if not found:
-            record = await self.repository.find_by_hash(key_hash)
-            self.cache.put(key_hash, record)
-        if record is None or record.id != key_id or not record.active:
+        if not (found and record is not None):  # a key seen before is the token whose hash it has: well-formed
+            key_id = parse_key(token)
+            if key_id is None:
+                return None
+            if not found:
+                record = await self.repository.find_by_hash(key_hash)
+                self.cache.put(key_hash, record)
+            if record is None or record.id != key_id:
+                return None
+        if not record.active:
             return None
         self._touch_later(record)
         return record
