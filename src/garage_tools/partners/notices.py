@@ -28,7 +28,7 @@ from garage_tools.catalogs import translations
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.languages import DEFAULT, N_
 from garage_tools.mail import Mail, Outbox
-from garage_tools.partners.request_mail import ProblemWords, aligned, speaks_row
+from garage_tools.partners.request_mail import ProblemWords, aligned, problem_in, speaks_row
 from garage_tools.store.inspections import report_url
 from garage_tools.store.partner_console import (
     DigestBatch,
@@ -173,9 +173,7 @@ def digest_mail(to: str, batch: DigestBatch, base_url: str | None, words: Proble
 
 
 def _digest_lines(lead: PartnerLead, base_url: str | None, words: ProblemWords, language: str) -> list[str]:
-    _ = translations(language).gettext
-    found = words.get(language) or words.get(DEFAULT) or {}
-    problem = found.get(lead.issue or "") or _(NOT_SAID)
+    problem = problem_in(words, lead.issue, language) or translations(language).gettext(NOT_SAID)
     return _lead_lines(problem, lead, report_link(base_url, lead.report_id), language)
 
 
@@ -190,8 +188,7 @@ class LeadNotices:
         self.words = words or {}  # `problem_words`: issue and symptom keys as people read them, per language
 
     def problem(self, key: str | None, language: str = DEFAULT) -> str:
-        found = self.words.get(language) or self.words.get(DEFAULT) or {}
-        return found.get(key or "") or translations(language).gettext(NOT_SAID)
+        return problem_in(self.words, key, language) or translations(language).gettext(NOT_SAID)
 
     async def tell_at_once(self, session: AsyncSession, leads: Sequence[Lead]) -> set[int]:
         """Queue a notice for each hot lead of a partner with an address; the positions of those told.

@@ -188,11 +188,15 @@ def partner_cancelled_mail(to: str, partner_name: str, request: StoredRequest, l
 ProblemWords = dict[str, dict[str, str]]
 
 
+def problem_in(words: ProblemWords, key: str | None, language: str = DEFAULT) -> str | None:
+    """An issue or symptom key in words, in `language` (English where it has none); None for an unknown key."""
+    return (words.get(language) or words.get(DEFAULT) or {}).get(key or "")
+
+
 def problem_of(words: ProblemWords, request: StoredRequest, language: str = DEFAULT) -> str:
     """A request's problem as the partner reads it: its issue's name, else a general phrase."""
-    found = words.get(language) or words.get(DEFAULT) or {}
-    if request.issue and request.issue in found:
-        return found[request.issue]
+    if found := problem_in(words, request.issue, language):
+        return found
     _ = translations(language).gettext
     return _("Garage door problem") if not request.description else _("Garage door problem (see their words)")
 
