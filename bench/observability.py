@@ -1,6 +1,6 @@
 """What observing a tool call costs, in process: the request id and the one metrics observation.
 
-A tool endpoint's gate is wrapped by `ObservedToolCalls` (observability/middleware.py), which reads
+A tool endpoint's gate is wrapped by its edge (`surfaces/edge.py`), which reads
 or makes the request id, echoes it, notes the status and observes the duration. This script calls a
 stand-in gate that answers at once (two ASGI messages, as a real one sends) bare and wrapped, many
 times, and prints the difference per request: the whole per-request cost of observability on the
@@ -20,7 +20,8 @@ import time
 from typing import Any
 
 from garage_tools.observability.metrics import RequestMetrics, multiprocess_dir
-from garage_tools.observability.middleware import ObservedToolCalls
+from garage_tools.surfaces.cors import CorsPolicy
+from garage_tools.surfaces.edge import ToolCallEdge
 
 CALLS = 200_000
 HEADERS = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"), (b"content-length", b"40")]
@@ -54,7 +55,8 @@ async def per_call(app: Any, headers: list[tuple[bytes, bytes]]) -> float:
 
 
 async def main() -> None:
-    observed = ObservedToolCalls(gate, RequestMetrics("rest", ["diagnose"]), tool_param="tool")
+    cors = CorsPolicy(allow_methods=["POST"], allow_headers=[])
+    observed = ToolCallEdge(gate, RequestMetrics("rest", ["diagnose"]), cors, tool_param="tool")
     bare = await per_call(gate, HEADERS)
     generated = await per_call(observed, HEADERS)
     given = await per_call(observed, [*HEADERS, (b"x-request-id", b"3f2a9c1e-7b4d-4e8a-9f0b-1c2d3e4f5a6b")])

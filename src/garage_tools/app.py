@@ -17,7 +17,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp
 
 from garage_tools.access.client_ip import ClientAddressResolver
 from garage_tools.access.limits import Limits
@@ -27,7 +26,7 @@ from garage_tools.errors import MethodNotAllowed, NotFound, ServiceError
 from garage_tools.lifetime import keep_for_life
 from garage_tools.mail import mail_worker_running
 from garage_tools.observability.metrics import RequestMetrics, worker_metrics
-from garage_tools.observability.middleware import ObservedToolCalls, RequestIds
+from garage_tools.observability.middleware import RequestIds
 from garage_tools.partners.requests import sweeping
 from garage_tools.registry import Registry
 from garage_tools.services import Services, build_services
@@ -35,8 +34,9 @@ from garage_tools.settings import Settings
 from garage_tools.surfaces.challenge import ChallengeAdvice
 from garage_tools.surfaces.chat import ASK_TOOL, ChatGate, ChatSurface, get_model, list_models, send_chat_error
 from garage_tools.surfaces.compression import Compression
-from garage_tools.surfaces.cors import OpenCors
+from garage_tools.surfaces.cors import CorsPolicy, OpenCors
 from garage_tools.surfaces.discovery import Discovery
+from garage_tools.surfaces.edge import ToolCallEdge
 from garage_tools.surfaces.front import LastResort, Service, unexpected_error
 from garage_tools.surfaces.gate import McpGate, RestGate
 from garage_tools.surfaces.mcp import McpServers
@@ -102,10 +102,6 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
     return error_response(unexpected_error(request.method, request.url.path))
 
 
-def with_cors(app: ASGIApp) -> ASGIApp:
-    return OpenCors(app, **CORS)
-
-
 def build_access(services: Services, registry: Registry) -> Access:
     """The access policy of this app: keys, client addresses, origins, limits and the challenge."""
     settings = services.settings
@@ -154,22 +150,26 @@ def create_app(
         finally:
             await services.close()
 
-    # Each gate is observed (request id, one metrics observation) on either way in: front door or router.
-    rest_gate = ObservedToolCalls(
+    # Each gate has its edge (CORS, request id, last resort, one metrics observation) on either way in.
+    cors = CorsPolicy(**CORS)
+    rest_gate = ToolCallEdge(
         RestGate(access, registry, RestSurface(registry, services), send_error),
         RequestMetrics("rest", registry.names),
+        cors,
         tool_param="tool",
     )
     mcp_gates = [
-        ObservedToolCalls(
+        ToolCallEdge(
             McpGate(access, registry, mcp.surfaces[path], send_error, name=path.lstrip("/"), pro=path == "/mcp-pro"),
             RequestMetrics(path.lstrip("/"), registry.names),
+            cors,
         )
         for path in ("/mcp", "/mcp-pro")
     ]
-    chat_gate = ObservedToolCalls(
+    chat_gate = ToolCallEdge(
         ChatGate(access, registry, ChatSurface(registry, services), send_chat_error),
         RequestMetrics("chat", [ASK_TOOL]),
+        cors,
     )
     metrics = MetricsEndpoint(services.outbox, services.limiter, services.settings.metrics_token)
     routes = [
@@ -209,7 +209,7 @@ def create_app(
         middleware=[
             Middleware(RequestIds),
             Middleware(LastResort),
-            Middleware(OpenCors, **CORS),
+            Middleware(OpenCors, policy=cors),
             Middleware(PageLimits, access=access, counted_at_gates={"/v1/chat/completions"}),
         ],
         exception_handlers={HTTPException: _http_error, Exception: _unexpected},
@@ -218,7 +218,6 @@ def create_app(
     app.route_tool_calls(
         rest=rest_gate,
         mcp=dict(zip(("/mcp", "/mcp-pro"), mcp_gates, strict=True)),
-        wrap=with_cors,
         mcp_host_allowed=access.origins.mcp_host_allowed,
     )
     app.wrap_everything(Compression)

@@ -34,6 +34,7 @@ from garage_tools.models import PATTERN_MEANINGS
 from garage_tools.partners.service import Partners
 from garage_tools.providers.base import Models
 from garage_tools.store.database import Database
+from garage_tools.values import value
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ class ToolData:
     photos: PhotoLibrary = field(default_factory=packaged_photo_library)  # the reference photo library
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ToolContext:
     """What a handler may use: the knowledge base, its stores, the caller and the public base URL.
 

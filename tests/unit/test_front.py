@@ -12,8 +12,12 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 from starlette.types import Receive, Scope, Send
 
-from garage_tools.app import create_app, with_cors
+from garage_tools.app import CORS, create_app
+from garage_tools.observability.metrics import RequestMetrics
 from garage_tools.settings import Settings
+from garage_tools.surfaces.compression import Compression
+from garage_tools.surfaces.cors import CorsPolicy
+from garage_tools.surfaces.edge import ToolCallEdge
 from garage_tools.surfaces.front import Service, _other_slash
 from garage_tools.surfaces.responses import send_json
 
@@ -41,7 +45,12 @@ def routed(request: Any) -> PlainTextResponse:
 def service(rest: Any, mcp: Any) -> Service:
     # The router answers every path itself, so any request that reaches it says "router".
     app = Service(routes=[Route("/{path:path}", routed, methods=["GET", "POST"])])
-    app.route_tool_calls(rest=rest, mcp={"/mcp": mcp, "/mcp-pro": mcp}, wrap=with_cors)
+    cors = CorsPolicy(**CORS)
+    edge_of_mcp = ToolCallEdge(mcp, RequestMetrics("mcp", ["diagnose"]), cors)
+    app.route_tool_calls(
+        rest=ToolCallEdge(rest, RequestMetrics("rest", ["diagnose"]), cors, tool_param="tool"),
+        mcp={"/mcp": edge_of_mcp, "/mcp-pro": edge_of_mcp},
+    )
     return app
 
 
@@ -83,6 +92,7 @@ def test_an_unexpected_failure_is_an_envelope_and_a_log_line(caplog: pytest.LogC
     assert response.status_code == 500
     assert response.json()["error"]["code"] == "internal_error"
     assert "boom" not in response.text
+    assert len(response.headers["x-request-id"]) == 32  # the id to quote, as on every other answer
     assert any("POST /api/v1/diagnose failed (incident" in r.getMessage() for r in caplog.records)
 
 
@@ -109,3 +119,32 @@ def test_a_get_of_a_tool_takes_the_router_where_a_browser_gets_a_page() -> None:
     rest, mcp = Recorder("rest"), Recorder("mcp")
     assert TestClient(service(rest, mcp)).get("/api/v1/diagnose").text == "router"
     assert rest.seen == []
+
+
+class CountingOuter:
+    """An outer layer (as compression is) that counts the requests it saw and leaves what compression leaves."""
+
+    leaves_alone = staticmethod(Compression.leaves_alone)
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.calls = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self.calls += 1
+        await self.app(scope, receive, send)
+
+
+def test_a_tool_call_skips_the_outer_layer_only_when_that_layer_would_leave_it_alone() -> None:
+    rest, mcp = Recorder("rest"), Recorder("mcp")
+    app = service(rest, mcp)
+    outer: list[CountingOuter] = []
+    app.wrap_everything(lambda inner: outer.append(CountingOuter(inner)) or outer[-1])
+    client = TestClient(app)
+    assert client.post("/api/v1/diagnose", json={}, headers={"Accept-Encoding": "identity"}).status_code == 200
+    assert client.post("/mcp", json={}, headers={"Accept-Encoding": "identity"}).status_code == 200
+    assert outer[0].calls == 0  # the fast path: straight to the gates' edges
+    assert client.post("/api/v1/diagnose", json={}, headers={"Accept-Encoding": "gzip"}).status_code == 200
+    assert client.get("/developers", headers={"Accept-Encoding": "identity"}).text == "router"
+    assert outer[0].calls == 2
+    assert len(rest.seen) == 2 and len(mcp.seen) == 1

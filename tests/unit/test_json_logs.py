@@ -1,6 +1,6 @@
 """Log lines: JSON or text, each with its request id, and never a key, token or e-mail address.
 
-The request id comes from `RequestIds`/`ObservedToolCalls` (observability/middleware.py); the
+The request id comes from `RequestIds` (observability/middleware.py) or a tool's edge (surfaces/edge.py); the
 redaction from `RedactSecrets` (observability/redaction.py), which the handlers `serve` configures run on
 every record before it is formatted.
 """
@@ -27,11 +27,13 @@ from garage_tools.app import create_app
 from garage_tools.mail.message import new_message_id
 from garage_tools.observability.logs import JsonFormatter, RequestIdFilter, TextFormatter
 from garage_tools.observability.metrics import RequestMetrics
-from garage_tools.observability.middleware import ObservedToolCalls, RequestIds
+from garage_tools.observability.middleware import RequestIds
 from garage_tools.observability.redaction import RedactSecrets, redact, redact_paths_in_access_log
 from garage_tools.observability.request_id import MAX_LENGTH, current_request_id
 from garage_tools.registry import Registry
 from garage_tools.settings import Settings
+from garage_tools.surfaces.cors import CorsPolicy
+from garage_tools.surfaces.edge import ToolCallEdge
 from tests.unit.test_registry import tool as echo_tool
 
 KEY = new_key()[1]
@@ -193,7 +195,8 @@ def app_logging_the_request_id(records: list[logging.LogRecord]) -> Starlette:
         log.warning("tool call")
         await PlainTextResponse(current_request_id() or "")(scope, receive, send)
 
-    observed = ObservedToolCalls(tool, RequestMetrics("rest", ["diagnose"]), tool_param="tool")
+    cors = CorsPolicy(allow_methods=["POST"], allow_headers=[])
+    observed = ToolCallEdge(tool, RequestMetrics("rest", ["diagnose"]), cors, tool_param="tool")
     return Starlette(
         routes=[Route("/page", page), Route("/api/v1/{tool}", observed, methods=["POST"])],
         middleware=[Middleware(RequestIds)],

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from garage_tools.errors import ServiceError
+from garage_tools.values import value
 
 if TYPE_CHECKING:
     from garage_tools.access.ratelimit import Reservation
@@ -20,7 +20,7 @@ class Tier(StrEnum):
     PRO = "pro"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Caller:
     """The caller as the gate established it: tier, surface, client address and key.
 

@@ -6,7 +6,7 @@ surface; the pages use its base URL, client addresses and limits.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from starlette.types import Receive, Scope
 
@@ -26,11 +26,12 @@ from garage_tools.errors import InvalidKey, RateLimited, ServiceError
 from garage_tools.headers import RequestHeaders
 from garage_tools.inputs import check_body
 from garage_tools.key_format import EXAMPLE
+from garage_tools.values import value
 
 _TIER_NAMES = {tier: tier.value for tier in Tier}  # enum attribute access is slow on the hot path
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Challenge:
     """What a call offers the browser challenge: the token it carried (None: none) and the service's base URL
     (a page of the service itself is never challenged)."""

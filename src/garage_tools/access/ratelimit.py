@@ -24,16 +24,17 @@ from __future__ import annotations
 
 import functools
 import logging
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from math import ceil
 from typing import Protocol
 
 from limits import parse_many
 
 from garage_tools.errors import RateLimited
 from garage_tools.observability.metrics import count_rate_limited
+from garage_tools.values import value
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +110,7 @@ def _flatten(policies: tuple[Policy, ...]) -> tuple[tuple[Window, ...], str]:
     return windows, ", ".join(f'"{w.name}";q={w.limit};w={w.seconds}' for w in windows)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Decision:
     """The outcome of one check: allowed or not, the (count, seconds left) of each window, and what it reserved."""
 
@@ -159,8 +160,10 @@ class Decision:
         if not self.allowed:
             return [(name.lower().encode(), value.encode()) for name, value in self.header_fields().items()]
         state = ", ".join(
-            f'"{w.name}";r={w.limit - count};t={reset}'
-            for w, (count, reset) in zip(self.windows, self._counts_now(), strict=True)
+            [
+                f'"{w.name}";r={w.limit - count};t={reset}'
+                for w, (count, reset) in zip(self.windows, self._counts_now(), strict=True)
+            ]
         )
         return [(b"ratelimit-policy", self.policy_header.encode()), (b"ratelimit", state.encode())]
 
@@ -228,6 +231,10 @@ class MemoryCounters:
         self._until_sweep = self.SWEEP_EVERY
 
     async def take(self, slots: Sequence[Slot], cost: int) -> Taken:
+        return self.take_now(slots, cost)
+
+    def take_now(self, slots: Sequence[Slot], cost: int) -> Taken:
+        """`take` without a coroutine: nothing here waits, and the limiter calls it on every tool call."""
         now = self.clock()
         self._until_sweep -= 1
         if self._until_sweep <= 0:
@@ -245,8 +252,9 @@ class MemoryCounters:
         if allowed:
             for entry in entries:
                 entry[0] += cost
-        # Rounded first: `now + 60 - now` can be 60.000000000004, which would read as 61 seconds.
-        counts = [(int(e[0]), max(math.ceil(round(e[1] - now, 3)), 0)) for e in entries]
+        # Whole seconds left, rounded up, less half a millisecond first: `now + 60 - now` can be
+        # 60.000000000004, which would read as 61. A live window has more than none left, so this is never below 0.
+        counts = [(int(e[0]), ceil(e[1] - now - 0.0005)) for e in entries]
         return allowed, counts, [e[1] for e in entries]
 
     async def give_back(self, slots: Sequence[Slot], cost: int, ends: Sequence[float]) -> None:
@@ -324,6 +332,21 @@ class RateLimiter:
         self.clock = clock
         self._redis_down_since: float | None = None
         self._retry_redis_at = 0.0
+        self._slot_memory: dict[tuple[str, str], tuple[Slot, ...]] = {}
+
+    #: Callers whose counter keys are kept ready; the table starts afresh when full (a new key costs 1 µs).
+    SLOT_MEMORY = 4096
+
+    def _slots(self, windows: tuple[Window, ...], policy_header: str, partition: str) -> tuple[Slot, ...]:
+        """The counters a partition's hit counts in under these windows (named by their `RateLimit-Policy`)."""
+        key = (policy_header, partition)
+        slots = self._slot_memory.get(key)
+        if slots is None:
+            slots = tuple((f"{w.name}:{partition}", w.limit, w.seconds) for w in windows)
+            if len(self._slot_memory) >= self.SLOT_MEMORY:
+                self._slot_memory.clear()
+            self._slot_memory[key] = slots
+        return slots
 
     @property
     def backend(self) -> str:
@@ -338,8 +361,12 @@ class RateLimiter:
         share, which can be given back when the call turns out to have used nothing.
         """
         windows, policy_header = _flatten(tuple(policies))
-        slots = [(f"{w.name}:{partition}", w.limit, w.seconds) for w in windows]
-        counters, (allowed, counts, ends) = await self._take(slots, cost)
+        slots = self._slots(windows, policy_header, partition)
+        if self.shared is None:  # the embedded default: counted here and now, no coroutine in between
+            counters: Counters = self.local
+            allowed, counts, ends = self.local.take_now(slots, cost)
+        else:
+            counters, (allowed, counts, ends) = await self._take(slots, cost)
         if not allowed:
             _count_refusal(windows, counts, cost)
             return Decision(allowed, windows, counts, policy_header)
@@ -357,8 +384,7 @@ class RateLimiter:
         No room is recorded as a refusal in the metrics, like a refused `check`: the caller refuses the call.
         """
         windows, policy_header = _flatten(tuple(policies))
-        slots = [(f"{w.name}:{partition}", w.limit, w.seconds) for w in windows]
-        _, (_, counts, _) = await self._take(slots, 0)
+        _, (_, counts, _) = await self._take(self._slots(windows, policy_header, partition), 0)
         room = all(count < w.limit for w, (count, _) in zip(windows, counts, strict=True))
         if not room:
             _count_refusal(windows, counts, 1)

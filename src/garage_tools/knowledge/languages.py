@@ -216,12 +216,17 @@ class LanguageGuesser:
 
     def ranked(self, text: str, hints: Sequence[str] = ()) -> list[str]:
         """`guess` first, then any other language some of the text's words are in, the most words first."""
-        scores = dict.fromkeys(self._own, 0)
+        found: dict[str, int] = {}
         owner = self._owner
         for word in words(text):
             lang = owner.get(word)
             if lang is not None:
-                scores[lang] += 1
+                found[lang] = found.get(lang, 0) + 1
+        if len(found) == 1:  # most texts: one language's own words, and it outranks every other
+            return list(found)
+        if not found:  # no language's own words: the first hint that is one of them, else English
+            return [next((lang for lang in hints if lang in self._own), ENGLISH)]
+        scores = dict.fromkeys(self._own, 0) | found
 
         def order(lang: str) -> tuple[int, int, int]:
             hinted = hints.index(lang) if lang in hints else len(hints)

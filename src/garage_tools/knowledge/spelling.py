@@ -18,6 +18,8 @@ _APOSTROPHES = str.maketrans("", "", _APOSTROPHE_MARKS)
 #: Accented letters folded to their base letter, one character for one (so offsets stay true): people type
 #: "porton" for "portón" as often as not.
 _ACCENTS = str.maketrans("áàâäãéèêëíìîïóòôöõúùûüñç", "aaaaaeeeeiiiiooooouuuunc")
+#: Both at once, for `words`: one pass over the text instead of two (no apostrophe is an accented letter).
+_FOLDED = {**_APOSTROPHES, **_ACCENTS}
 #: A letter said three times or more: "squeeeeals", "rechinaaa".
 _STRETCHED = re.compile(r"([a-z])\1{2,}")
 #: How many corrections a speller remembers: the cache must not grow with arbitrary input.
@@ -28,7 +30,7 @@ Stem = Callable[[str], str]
 
 def words(text: str) -> list[str]:
     """Lower-case words, accents folded, apostrophes removed inside words (won't -> wont)."""
-    return _WORD.findall(text.lower().translate(_APOSTROPHES).translate(_ACCENTS))
+    return _WORD.findall(text.lower().translate(_FOLDED))
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:

@@ -53,6 +53,8 @@ class Coding(StrEnum):
 def choose_coding(accept_encoding: str) -> Coding | None:
     """The coding to answer with for an `Accept-Encoding` value: the one the client weighs highest, brotli
     before gzip when it weighs them alike; None when it accepts neither (or sent no header)."""
+    if not accept_encoding:
+        return None
     weights: dict[str, float] = {}
     for item in accept_encoding.lower().split(","):
         name, _, params = item.strip().partition(";")
@@ -112,14 +114,19 @@ class Compression:
         self._kept: OrderedDict[tuple[str, bytes, Coding], bytes] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] == "HEAD":
+        if self.leaves_alone(scope):
             await self.app(scope, receive, send)
             return
         coding = choose_coding(RequestHeaders.of(scope).accept_encoding)
-        if coding is None and scope["method"] == "POST":  # nothing to compress, and no cache to tell
-            await self.app(scope, receive, send)
-            return
         await self.app(scope, receive, _Responder(self, coding, scope["path"], send).send)
+
+    @staticmethod
+    def leaves_alone(scope: Scope) -> bool:
+        """Whether the answer goes on untouched: not HTTP, a HEAD, or a POST from a client that accepts no coding
+        (nothing to compress, and no cache to tell with `Vary`). The front door asks, to skip this layer."""
+        if scope["type"] != "http" or scope["method"] == "HEAD":
+            return True
+        return scope["method"] == "POST" and choose_coding(RequestHeaders.of(scope).accept_encoding) is None
 
     async def kept_form(self, path: str, etag: bytes, coding: Coding, body: bytes) -> bytes:
         """The compressed form of an answer with a strong ETag, made once and kept (by path and ETag: a

@@ -15,17 +15,19 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from garage_tools.headers import RequestHeaders
 
 
-class OpenCors:
+class CorsPolicy:
+    """The open policy's answers, built once: a preflight's headers, and those every cross-origin answer carries.
+
+    Two layers apply it: `OpenCors` for the routes Starlette answers, and the tool calls' edge (`edge.py`)."""
+
     def __init__(
         self,
-        app: ASGIApp,
         *,
         allow_methods: Iterable[str],
         allow_headers: Iterable[str],
         expose_headers: Iterable[str] = (),
         max_age: int = 86400,
     ) -> None:
-        self.app = app
         self.preflight_headers = [
             (b"access-control-allow-origin", b"*"),
             (b"access-control-allow-methods", ", ".join(allow_methods).encode()),
@@ -38,6 +40,23 @@ class OpenCors:
         if exposed:
             self.simple_headers.append((b"access-control-expose-headers", exposed.encode()))
 
+    @staticmethod
+    def is_preflight(scope: Scope, headers: RequestHeaders) -> bool:
+        """A cross-origin `OPTIONS` asking which method it may use: answered here, never by a route."""
+        return headers.preflight and headers.origin is not None and scope["method"] == "OPTIONS"
+
+    async def answer_preflight(self, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 204, "headers": self.preflight_headers})
+        await send({"type": "http.response.body", "body": b""})
+
+
+class OpenCors:
+    """ASGI middleware applying `CorsPolicy` to every route behind it."""
+
+    def __init__(self, app: ASGIApp, policy: CorsPolicy) -> None:
+        self.app = app
+        self.policy = policy
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
@@ -46,14 +65,14 @@ class OpenCors:
         if headers.origin is None:
             await self.app(scope, receive, send)
             return
-        if headers.preflight and scope["method"] == "OPTIONS":
-            await send({"type": "http.response.start", "status": 204, "headers": self.preflight_headers})
-            await send({"type": "http.response.body", "body": b""})
+        if self.policy.is_preflight(scope, headers):
+            await self.policy.answer_preflight(send)
             return
+        added = self.policy.simple_headers
 
         async def send_with_cors(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", ()), *self.simple_headers]
+                message["headers"] = [*message.get("headers", ()), *added]
             await send(message)
 
         await self.app(scope, receive, send_with_cors)

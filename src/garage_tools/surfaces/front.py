@@ -3,10 +3,11 @@
 Tool calls are the service's hot path, and Starlette's generic machinery in front of them (two
 exception middlewares, the router's pattern matching, request state) costs about a third of what a
 bare Starlette call does in all. So `/api/v1/<tool>` (but a GET), `/mcp` and `/mcp-pro` are recognised
-here by their exact paths and handed to their gates, wrapped in the same CORS policy and the same
-last-resort error envelope the app applies to every other route. Anything else, including the
-lifespan, a GET of a tool's path (a browser gets a page about the tool) and odd shapes of those
-paths (a trailing slash, a root path), takes the ordinary route.
+here by their exact paths and handed to their gates' edges (`edge.py`), which apply the same CORS policy,
+request id and last-resort error envelope the app's middleware applies to every other route. Anything
+else, including the lifespan, a GET of a tool's path (a browser gets a page about the tool) and odd
+shapes of those paths (a trailing slash, a root path), takes the ordinary route. The outer layer
+(compression) sees a tool call only when it would change the answer (`Outer.leaves_alone`).
 
 A path that differs from a route only by its trailing slash is redirected here too, not by Starlette's
 router: Starlette writes the request's `Host` into `Location`, so any client could make the service send
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from starlette.applications import Starlette
 from starlette.routing import Match
@@ -72,6 +73,14 @@ async def _answering_failures(app: ASGIApp, scope: Scope, receive: Receive, send
             await send_error(error, send)
 
 
+class Outer(Protocol):
+    """A layer around both ways in (compression), which says which requests it would pass on untouched."""
+
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Any: ...
+
+    def leaves_alone(self, scope: Scope) -> bool: ...
+
+
 class Service(Starlette):
     """The Starlette app, with tool calls dispatched before its middleware and router."""
 
@@ -85,23 +94,24 @@ class Service(Starlette):
         self._not_found = self.router.default
         self.router.default = self._slash_redirect_or_not_found
         self._entry: ASGIApp = self._dispatch
+        self._outer: Outer | None = None
 
-    def wrap_everything(self, outer: Callable[[ASGIApp], ASGIApp]) -> None:
+    def wrap_everything(self, outer: Callable[[ASGIApp], Outer]) -> None:
         """Put `outer` (compression) around both ways in: the tool calls and Starlette's middleware."""
-        self._entry = outer(self._dispatch)
+        self._outer = outer(self._dispatch)
+        self._entry = self._outer
 
     def route_tool_calls(
         self,
         *,
         rest: ASGIApp,
         mcp: Mapping[str, ASGIApp],
-        wrap: Callable[[ASGIApp], ASGIApp],
         mcp_host_allowed: Callable[[str | None], bool] | None = None,
     ) -> None:
-        """Send `/api/v1/<tool>` to `rest` and each MCP path to its gate, each wrapped by `wrap` (CORS);
-        `mcp_host_allowed` is the MCP `Host` check, applied also to a redirect to an MCP path."""
-        self._rest = wrap(rest)
-        self._mcp = {path: wrap(gate) for path, gate in mcp.items()}
+        """Send `/api/v1/<tool>` to `rest` and each MCP path to its gate's edge (`edge.py`: CORS, request id, the
+        last resort); `mcp_host_allowed` is the MCP `Host` check, applied also to a redirect to an MCP path."""
+        self._rest = rest
+        self._mcp = dict(mcp)
         if mcp_host_allowed is not None:
             self._mcp_host_allowed = mcp_host_allowed
 
@@ -113,6 +123,10 @@ class Service(Starlette):
             except InvalidText as refused:
                 await send_error(refused, send)
                 return
+            target = self._tool_call_target(scope)
+            if target is not None and (self._outer is None or self._outer.leaves_alone(scope)):
+                await target(scope, receive, send)
+                return
         await self._entry(scope, receive, send)
 
     async def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -120,7 +134,7 @@ class Service(Starlette):
         if target is None:
             await super().__call__(scope, receive, send)
             return
-        await _answering_failures(target, scope, receive, send)
+        await target(scope, receive, send)
 
     def _tool_call_target(self, scope: Scope) -> Any:
         if scope.get("root_path"):

@@ -1,0 +1,62 @@
+"""Which language a description is in: the most words only that language uses, a hint on a tie, else English.
+
+`LanguageGuesser.ranked` answers the two common cases (one language's words, or none) without ranking every
+language; these tests hold every case to the rule as written, including a third language the real data lacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from garage_tools.knowledge.languages import ENGLISH, LanguageGuesser
+from garage_tools.knowledge.loader import Knowledge
+from garage_tools.knowledge.spelling import words
+
+SIGNATURES = {
+    "en": frozenset({"door", "loud", "bang", "stuck", "the", "spring"}),
+    "es": frozenset({"puerta", "ruido", "fuerte", "atascada", "la", "resorte"}),
+    "fr": frozenset({"porte", "bruit", "fort", "coincee", "la", "ressort"}),  # "la" is no one's own word
+}
+
+
+def by_the_rule(signatures: dict[str, frozenset[str]], text: str, hints: Sequence[str]) -> list[str]:
+    """The rule, spelled out: each language's own words counted, most first, then the hints' order, then English."""
+    own = {
+        lang: sig - frozenset().union(*(other for code, other in signatures.items() if code != lang))
+        for lang, sig in signatures.items()
+    }
+    scores = {lang: sum(word in words_ for word in words(text)) for lang, words_ in own.items()}
+    order = sorted(
+        scores,
+        key=lambda lang: (-scores[lang], hints.index(lang) if lang in hints else len(hints), lang != ENGLISH),
+    )
+    return [order[0], *(lang for lang in order[1:] if scores[lang])]
+
+
+TEXTS = [
+    "my door makes a loud bang",  # one language
+    "la puerta hace un ruido fuerte",
+    "la porte fait un bruit fort",
+    "the door está atascada",  # two, English ahead
+    "la puerta de la door",  # a tie between two
+    "door puerta porte",  # a tie between three
+    "la la la",  # no language's own words
+    "",
+]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize("hints", [(), ("es",), ("fr", "es"), ("de",), ("de", "fr")])
+def test_every_case_follows_the_rule(text: str, hints: tuple[str, ...]) -> None:
+    guesser = LanguageGuesser(SIGNATURES)
+    assert guesser.ranked(text, hints) == by_the_rule(SIGNATURES, text, hints)
+
+
+def test_the_common_cases_name_one_language(knowledge: Knowledge) -> None:
+    guesser = knowledge.guesser
+    assert guesser.ranked("my door makes a loud bang", ["es"]) == ["en"]
+    assert guesser.ranked("la puerta hace un ruido muy fuerte", ["en"]) == ["es"]
+    assert guesser.ranked("123 456", ["es"]) == ["es"]  # no words of either: the hint
+    assert guesser.ranked("123 456") == ["en"]
