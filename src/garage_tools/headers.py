@@ -16,12 +16,30 @@ from starlette.types import Scope
 #: Where the parsed headers are kept in an HTTP request's scope.
 SCOPE_KEY = "garage_tools.headers"
 _OWS = b" \t"
-#: The headers read below; any other is only checked for surrounding white space.
-_READ = frozenset({
-    b"host", b"content-type", b"content-length", b"accept", b"authorization", b"origin", b"x-request-id",
-    b"idempotency-key", b"access-control-request-method", b"forwarded", b"x-forwarded-for", b"sec-fetch-site",
-    b"if-none-match", b"if-modified-since", b"cookie", b"accept-encoding", b"accept-language",
-})  # fmt: skip
+#: The headers kept as they come, by the attribute each sets (when repeated, the last).
+_SINGLE = {
+    b"host": "host", b"content-type": "content_type", b"content-length": "content_length", b"origin": "origin",
+    b"idempotency-key": "idempotency_key", b"sec-fetch-site": "sec_fetch_site",
+    b"if-modified-since": "if_modified_since",
+}  # fmt: skip
+#: The headers whose values are joined with commas when repeated (RFC 9110 5.3).
+_JOINED = {
+    b"accept": "accept", b"if-none-match": "if_none_match", b"accept-encoding": "accept_encoding",
+    b"accept-language": "accept_language",
+}  # fmt: skip
+#: The headers whose values are kept one by one.
+_LISTED = {b"authorization": "authorization", b"forwarded": "forwarded", b"x-forwarded-for": "x_forwarded_for"}
+#: The headers of which the first is kept.
+_FIRST = {b"x-request-id": "request_id"}
+#: Every header read below, by how: any other (but `Mcp-*`) is only checked for surrounding white space.
+_READ: dict[bytes, tuple[int, str]] = {
+    **{name: (0, attribute) for name, attribute in _SINGLE.items()},
+    **{name: (1, attribute) for name, attribute in _JOINED.items()},
+    **{name: (2, attribute) for name, attribute in _LISTED.items()},
+    **{name: (3, attribute) for name, attribute in _FIRST.items()},
+    b"access-control-request-method": (4, "preflight"),
+    b"cookie": (5, "cookie"),
+}
 
 
 @dataclass(slots=True)
@@ -62,7 +80,8 @@ class RequestHeaders:
         """Read the headers of `scope` afresh (`of` reads them once per request)."""
         headers = cls()
         for raw_name, raw_value in scope["headers"]:
-            if raw_name not in _READ and not raw_name.startswith(b"mcp-"):
+            how = _READ.get(raw_name)
+            if how is None and not raw_name.startswith(b"mcp-"):
                 if raw_value and (raw_value[0] in _OWS or raw_value[-1] in _OWS):
                     headers.untrimmed = True
                 continue
@@ -70,46 +89,26 @@ class RequestHeaders:
             if len(trimmed) != len(raw_value):
                 headers.untrimmed = True
             value = trimmed.decode("latin-1")
-            if raw_name == b"host":
-                headers.host = value
-            elif raw_name == b"content-type":
-                headers.content_type = value
-            elif raw_name == b"content-length":
-                headers.content_length = value
-            elif raw_name == b"accept":
-                headers.accept = f"{headers.accept},{value}" if headers.accept else value
-            elif raw_name == b"authorization":
-                headers.authorization.append(value)
-            elif raw_name == b"origin":
-                headers.origin = value
-            elif raw_name == b"x-request-id":
-                if headers.request_id is None:
-                    headers.request_id = value
-            elif raw_name == b"idempotency-key":
-                headers.idempotency_key = value
-            elif raw_name == b"access-control-request-method":
-                headers.preflight = True
-            elif raw_name == b"forwarded":
-                headers.forwarded.append(value)
-            elif raw_name == b"x-forwarded-for":
-                headers.x_forwarded_for.append(value)
-            elif raw_name == b"sec-fetch-site":
-                headers.sec_fetch_site = value
-            elif raw_name == b"if-none-match":
-                headers.if_none_match = f"{headers.if_none_match},{value}" if headers.if_none_match else value
-            elif raw_name == b"if-modified-since":
-                headers.if_modified_since = value
-            elif raw_name == b"accept-encoding":
-                headers.accept_encoding = f"{headers.accept_encoding},{value}" if headers.accept_encoding else value
-            elif raw_name == b"accept-language":
-                headers.accept_language = f"{headers.accept_language},{value}" if headers.accept_language else value
-            elif raw_name == b"cookie":
-                if not headers.cookie:  # the first, as Starlette reads it
-                    headers.cookie = value
-            else:
+            if how is None:  # an `Mcp-*` header
                 if raw_name.startswith(b"mcp-param-"):
                     headers.mcp_param = True
                 headers.mcp.setdefault(raw_name.decode("latin-1"), []).append(value)
+                continue
+            kind, attribute = how
+            if kind == 0:
+                setattr(headers, attribute, value)
+            elif kind == 1:
+                joined = getattr(headers, attribute)
+                setattr(headers, attribute, f"{joined},{value}" if joined else value)
+            elif kind == 2:
+                getattr(headers, attribute).append(value)
+            elif kind == 3:
+                if getattr(headers, attribute) is None:
+                    setattr(headers, attribute, value)
+            elif kind == 4:
+                headers.preflight = True
+            elif not headers.cookie:  # the first that says something, as Starlette reads it
+                headers.cookie = value
         return headers
 
     def mcp_header(self, name: str) -> str | None:

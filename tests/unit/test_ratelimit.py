@@ -434,3 +434,23 @@ async def test_unreachable_redis_falls_back_to_exact_counting_in_memory(
 async def test_limiter_backend_names_where_it_counts() -> None:
     assert RateLimiter().backend == "memory"
     assert RateLimiter(RedisCounters(REDIS_URL)).backend == "redis"
+
+
+async def test_counting_in_memory_takes_the_direct_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The embedded default counts without a coroutine between the check and the counters, and makes each
+    caller's counter keys once: the fast path every tool call takes."""
+
+    async def never(*args: object) -> None:
+        raise AssertionError("the memory counters were reached through a coroutine")
+
+    limiter = RateLimiter()
+    monkeypatch.setattr(limiter.local, "take", never)
+    policy = Policy.parse("public", "2/minute;10/day")
+    first = await limiter.check("public:198.51.100.7", [policy])
+    second = await limiter.check("public:198.51.100.7", [policy])
+    third = await limiter.check("public:198.51.100.7", [policy])
+    assert (first.allowed, second.allowed, third.allowed) == (True, True, False)
+    assert second.headers()[1] == (b"ratelimit", b'"public-minute";r=0;t=60, "public-day";r=8;t=86400')
+    assert list(limiter._slot_memory.values()) == [
+        (("public-minute:public:198.51.100.7", 2, 60), ("public-day:public:198.51.100.7", 10, 86400))
+    ]

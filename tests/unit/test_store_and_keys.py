@@ -13,7 +13,7 @@ from sqlalchemy import inspect, text
 
 from garage_tools.access.caller import Tier
 from garage_tools.access.credentials import authenticate
-from garage_tools.access.keys import KEY_LENGTH, KeyCache, KeyService, checksum, new_key, parse_key
+from garage_tools.access.keys import KEY_LENGTH, KeyCache, KeyService, checksum, hash_key, new_key, parse_key
 from garage_tools.key_format import PREFIX
 from garage_tools.store.api_keys import ApiKeyRepository
 from garage_tools.store.database import Database, alembic_config
@@ -189,6 +189,25 @@ async def test_a_key_the_cache_knows_is_not_parsed_again(keys: KeyService, monke
     forged = issued.plaintext[:-1] + ("A" if issued.plaintext[-1] != "A" else "B")
     assert await cached.verify(forged) is None and len(parsed) == 2
     assert cached.is_cached("x" * 300)  # another length is refused without a look anywhere
+    await cached.drain()
+
+
+async def test_a_keyed_call_hashes_its_key_once(keys: KeyService, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gate asks whether a key is cached, then verifies it: the key's SHA-256 is worked out for the first and
+    reused by the second. Another key is hashed afresh, and a changed key never meets the first key's hash."""
+    import garage_tools.access.keys as module
+
+    issued, other = await keys.issue("dev@example.com"), await keys.issue("dev@example.com")
+    cached = KeyService(keys.repository, KeyCache(ttl=60))
+    hashed: list[str] = []
+    monkeypatch.setattr(module, "hash_key", lambda token: hashed.append(token) or hash_key(token))
+    assert not cached.is_cached(issued.plaintext)
+    assert await cached.verify(issued.plaintext) is not None and hashed == [issued.plaintext]
+    assert cached.is_cached(issued.plaintext) and await cached.verify(issued.plaintext) is not None
+    assert hashed == [issued.plaintext]
+    assert await cached.verify(other.plaintext) is not None and hashed == [issued.plaintext, other.plaintext]
+    forged = issued.plaintext[:-1] + ("A" if issued.plaintext[-1] != "A" else "B")
+    assert await cached.verify(forged) is None and len(hashed) == 3
     await cached.drain()
 
 

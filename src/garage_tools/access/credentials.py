@@ -3,16 +3,15 @@ anything else an error."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from garage_tools.access.caller import Tier
 from garage_tools.access.keys import KeyService
 from garage_tools.access.oauth import ACCESS_PREFIX, OAuthService
 from garage_tools.errors import InvalidHeader, InvalidKey, ServiceError, ServiceUnavailable
 from garage_tools.key_format import PREFIX
+from garage_tools.values import value
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Credentials:
     tier: Tier
     key_id: str | None = None
@@ -26,12 +25,14 @@ ANONYMOUS = Credentials(tier=Tier.PUBLIC)
 
 def bearer_token(authorization: str | None) -> str | None:
     """The token of an `Authorization: Bearer …` header; "" for a header of another shape."""
-    if authorization is None or not authorization.strip():
+    stripped = authorization.strip() if authorization is not None else ""
+    if not stripped:
         return None
-    scheme, _, token = authorization.strip().partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    scheme, _, token = stripped.partition(" ")
+    token = token.strip()
+    if not token or scheme.lower() != "bearer":
         return ""
-    return token.strip()
+    return token
 
 
 async def authenticate(authorization: list[str], keys: KeyService, apps: OAuthService | None = None) -> Credentials:
@@ -45,7 +46,11 @@ async def authenticate(authorization: list[str], keys: KeyService, apps: OAuthSe
             tier=Tier.PUBLIC,
             error=InvalidHeader(f"Send one Authorization header; this request has {len(authorization)}."),
         )
-    token = bearer_token(authorization[0] if authorization else None)
+    return await authenticate_token(bearer_token(authorization[0] if authorization else None), keys, apps)
+
+
+async def authenticate_token(token: str | None, keys: KeyService, apps: OAuthService | None = None) -> Credentials:
+    """The credentials of the one `Authorization` header's token, as `bearer_token` read it (None: no header)."""
     if token is None:
         return ANONYMOUS
     if apps is not None and token.startswith(ACCESS_PREFIX):

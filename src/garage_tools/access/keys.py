@@ -127,6 +127,9 @@ class KeyCache(Generic[R]):
             del self._entries[key_hash]
 
 
+_TOUCH_EVERY_SECONDS = LAST_USED_RESOLUTION.total_seconds()
+
+
 class KeyService:
     """Issue, list, revoke and verify keys on top of the repository."""
 
@@ -135,6 +138,7 @@ class KeyService:
         self.cache = cache or KeyCache(ttl=0)
         self._touched: dict[str, float] = {}
         self._background: set[asyncio.Task[None]] = set()
+        self._last_hashed: tuple[str, str] | None = None
 
     async def issue(self, owner_email: str, name: str = "default") -> IssuedKey:
         key_id, plaintext = new_key()
@@ -161,7 +165,7 @@ class KeyService:
         """Whether verifying `token` would be answered from the cache, without the store."""
         if len(token) != KEY_LENGTH:
             return True  # refused without a look anywhere
-        return self.cache.get(hash_key(token))[0] or parse_key(token) is None  # the cheap look first
+        return self.cache.get(self._hash(token))[0] or parse_key(token) is None  # the cheap look first
 
     async def verify(self, token: str) -> KeyRecord | None:
         """The active key record `token` belongs to, or None for anything else.
@@ -172,7 +176,7 @@ class KeyService:
         """
         if len(token) != KEY_LENGTH:
             return None
-        key_hash = hash_key(token)
+        key_hash = self._hash(token)
         found, record = self.cache.get(key_hash)
         if not (found and record is not None):  # a key seen before is the token whose hash it has: well-formed
             key_id = parse_key(token)
@@ -188,10 +192,20 @@ class KeyService:
         self._touch_later(record)
         return record
 
+    def _hash(self, token: str) -> str:
+        """`hash_key(token)`, once for a call's check (`is_cached`) and its verification: the last token hashed is
+        remembered with its hash, as long as the request that carried it holds it, until the next keyed call."""
+        last = self._last_hashed
+        if last is not None and last[0] == token:
+            return last[1]
+        key_hash = hash_key(token)
+        self._last_hashed = (token, key_hash)
+        return key_hash
+
     def _touch_later(self, record: KeyRecord) -> None:
         """Record the use in the background, at most once per LAST_USED_RESOLUTION per process."""
         now = time.monotonic()
-        if now - self._touched.get(record.id, -math.inf) < LAST_USED_RESOLUTION.total_seconds():
+        if now - self._touched.get(record.id, -math.inf) < _TOUCH_EVERY_SECONDS:
             return
         self._touched[record.id] = now
         task = asyncio.get_running_loop().create_task(self._touch(record))

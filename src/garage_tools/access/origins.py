@@ -46,6 +46,7 @@ class OriginPolicy:
         self.mcp_origins = list(mcp_origins)
         self.site_origins = {origin.rstrip("/") for origin in site_origins}
         self.check_hosts = check_hosts
+        self._known: dict[str, bool] = {}
 
     @classmethod
     def from_settings(cls, settings: Settings) -> OriginPolicy:
@@ -69,9 +70,18 @@ class OriginPolicy:
             check_hosts=settings.dns_rebinding_protection,
         )
 
+    #: Hosts remembered as known or not (every MCP call and every base URL asks); bounded, since clients
+    #: choose the `Host` they send.
+    MEMORY = 64
+
     def host_known(self, host: str) -> bool:
         """Whether `host` is one of the names the service answers to."""
-        return _matches(host, self.mcp_hosts)
+        known = self._known.get(host)
+        if known is None:
+            known = _matches(host, self.mcp_hosts)
+            if len(self._known) < self.MEMORY:
+                self._known[host] = known
+        return known
 
     def mcp_host_allowed(self, host: str | None) -> bool:
         return not self.check_hosts or (host is not None and self.host_known(host))

@@ -14,7 +14,7 @@ from garage_tools.access.body import BodyDeadlines, read_body
 from garage_tools.access.caller import Caller, Tier
 from garage_tools.access.challenge import ChallengeVerifier
 from garage_tools.access.client_ip import ClientAddressResolver, rate_limit_partition
-from garage_tools.access.credentials import ANONYMOUS, Credentials, authenticate, bearer_token
+from garage_tools.access.credentials import ANONYMOUS, Credentials, authenticate, authenticate_token, bearer_token
 from garage_tools.access.keys import KeyService
 from garage_tools.access.limits import Limits, Per
 from garage_tools.access.oauth import OAuthService
@@ -109,9 +109,10 @@ class Access:
         """
         if not headers.authorization:
             return ANONYMOUS
-        tokens = [bearer_token(value) for value in headers.authorization]
-        token = (tokens[0] or "") if len(tokens) == 1 else ""
-        lookup = bool(token) and not (self.keys.is_cached(token) and self.apps.is_cached(token))
+        if len(headers.authorization) > 1:  # refused, whatever they say
+            return await authenticate(headers.authorization, self.keys, self.apps)
+        token = bearer_token(headers.authorization[0])
+        lookup = token is not None and token != "" and not (self.keys.is_cached(token) and self.apps.is_cached(token))
         if lookup:
             budget = await self.limiter.peek(partition, [self.limits.auth_failures])
             if not budget.allowed:
@@ -121,7 +122,7 @@ class Access:
                     headers={"Retry-After": str(budget.retry_after)},
                 )
                 return Credentials(tier=Tier.PUBLIC, error=error)
-        credentials = await authenticate(headers.authorization, self.keys, self.apps)
+        credentials = await authenticate_token(token, self.keys, self.apps)
         if lookup and isinstance(credentials.error, InvalidKey):
             await self.limiter.check(partition, [self.limits.auth_failures])
         return credentials

@@ -17,7 +17,6 @@ against it on every revision.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -30,6 +29,7 @@ from garage_tools.surfaces.gate import Admitted
 from garage_tools.surfaces.mcp_encoding import call_result
 from garage_tools.surfaces.mcp_listing import ToolListing
 from garage_tools.surfaces.responses import send_json
+from garage_tools.values import value
 
 #: The per-request revision: routing headers and `_meta` on every message, no handshake.
 REVISION = "2026-07-28"
@@ -46,7 +46,7 @@ _ENVELOPE = frozenset({"jsonrpc", "id", "method"})
 _ENVELOPE_WITH_PARAMS = _ENVELOPE | {"params"}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class PlainMessage:
     """A request the fast path answers: its id, method, revision and (for a call) the arguments."""
 

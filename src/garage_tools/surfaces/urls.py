@@ -18,27 +18,15 @@ class BaseUrl:
     server's own address is used instead.
     """
 
-    #: Hosts remembered as known or not; bounded, since clients choose the `Host` they send.
-    MEMORY = 64
-
     def __init__(self, settings: Settings, origins: OriginPolicy) -> None:
         self.fixed = settings.public_base_url
         self.origins = origins
-        self._known: dict[str, bool] = {}
-
-    def _host_known(self, host: str) -> bool:
-        known = self._known.get(host)
-        if known is None:
-            known = self.origins.host_known(host)
-            if len(self._known) < self.MEMORY:
-                self._known[host] = known
-        return known
 
     def __call__(self, scope: Scope) -> str:
         if self.fixed:
             return self.fixed
         host = RequestHeaders.of(scope).host
-        if host is None or not self._host_known(host):
+        if host is None or not self.origins.host_known(host):
             server = scope.get("server") or ("localhost", None)
             host = server[0] if server[1] in (None, 80, 443) else f"{server[0]}:{server[1]}"
         return f"{scope.get('scheme', 'http')}://{host}{scope.get('root_path', '')}"
