@@ -221,7 +221,17 @@ async def invoke(registry: Registry, name: str, arguments: Mapping[str, Any], co
     tool = registry.get(name)
     reservation = context.caller.reservation
     try:
-        return await _run(tool, arguments, context)
+        authorize(tool, context.caller)
+        parsed = parse_arguments(tool, arguments)
+        try:
+            result: BaseModel = await tool.handler(parsed, context)
+            if not isinstance(result, tool.output_model):
+                result = tool.output_model.model_validate(result)
+        except ServiceError:
+            raise
+        except Exception:
+            raise incident(log, f"tool {tool.name}") from None
+        return result
     except ServiceError as error:
         if reservation is not None and tool.usage_cap is not None and not tool.usage_cap.counts(error):
             await reservation.give_back()
@@ -229,20 +239,6 @@ async def invoke(registry: Registry, name: str, arguments: Mapping[str, Any], co
     finally:
         if reservation is not None:
             reservation.keep()  # a result, a counted error or a cancelled call: no-op if given back above
-
-
-async def _run(tool: Tool[Any, Any], arguments: Mapping[str, Any], context: ToolContext) -> BaseModel:
-    authorize(tool, context.caller)
-    parsed = parse_arguments(tool, arguments)
-    try:
-        result: BaseModel = await tool.handler(parsed, context)
-        if not isinstance(result, tool.output_model):
-            result = tool.output_model.model_validate(result)
-    except ServiceError:
-        raise
-    except Exception:
-        raise incident(log, f"tool {tool.name}") from None
-    return result
 
 
 def dump(result: BaseModel) -> dict[str, Any]:

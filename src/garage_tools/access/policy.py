@@ -77,7 +77,7 @@ class Access:
         """The caller of this request: its address, and the tier its key (or no key) gives it."""
         ip = self.addresses.resolve(scope, headers)
         partition = rate_limit_partition(ip)
-        credentials = await self._credentials(headers, partition)
+        credentials = await self._credentials(headers, partition) if headers.authorization else ANONYMOUS
         if credentials.only_on is not None and RESOURCE_OF_SURFACE.get(surface) != credentials.only_on:
             message = (
                 f"This access token was issued for {credentials.only_on} only (the OAuth resource it names). "
@@ -155,32 +155,28 @@ class Access:
         calls), with `Retry-After` and the `RateLimit` fields."""
         return self.limits.refusal(rule, decision)
 
-    async def count_call(self, caller: Caller, tool: str | None) -> tuple[Decision, Caller]:
-        """Count a call of `tool` against the caller's plan's limits and the tool's usage cap, in one atomic step.
-
-        The cap's unit is reserved, not spent: the caller returned carries the reservation, for `invoke`
-        to settle once the tool's outcome is known (`access/limits.py` `UsageCap`).
-        """
-        policies, cap = self.limits.for_call(caller.plan, tool)
-        decision = await self.limiter.check(caller.partition, policies, reserve=cap)
-        if caller.key_id is not None and decision.allowed and self.usage is not None:
-            self.usage.note(caller.key_id)  # a dictionary increment; written in batches (`access/usage.py`)
-        if decision.reservation is not None:
-            caller = replace(caller, reservation=decision.reservation)
-        return decision, caller
-
     async def admit_call(
         self, caller: Caller, tool: str, challenge: Challenge | None = None
     ) -> tuple[Decision, Caller]:
         """The one door of a tool call, whatever the surface (REST, MCP, the pages' own form posts): the caller's
-        credential holds, the call fits its plan's limits and the tool's usage cap (`count_call`: a unit reserved,
-        which `invoke` settles), and a browser that must passes the `challenge` (MCP offers none: browser pages
-        reach it only from origins the operator admitted). Raises the refusal: `LimitReached` for a full limit;
-        a refused challenge gives back the reservation, the tool will not run, and says what the call counted."""
+        credential holds, the call fits its plan's limits and the tool's usage cap, and a browser that must passes
+        the `challenge` (MCP offers none: browser pages reach it only from origins the operator admitted). Raises
+        the refusal: `LimitReached` for a full limit; a refused challenge gives back the reservation, the tool will
+        not run, and says what the call counted.
+
+        The limits and the cap are counted in one atomic step. The cap's unit is reserved, not spent: the caller
+        returned carries the reservation, for `invoke` to settle once the tool's outcome is known
+        (`access/limits.py` `UsageCap`).
+        """
         caller.refuse_bad_credential()
-        decision, caller = await self.count_call(caller, tool)
+        policies, cap = self.limits.for_call(caller.plan, tool)
+        decision = await self.limiter.check(caller.partition, policies, reserve=cap)
         if not decision.allowed:
             raise LimitReached(decision)
+        if caller.key_id is not None and self.usage is not None:
+            self.usage.note(caller.key_id)  # a dictionary increment; written in batches (`access/usage.py`)
+        if decision.reservation is not None:
+            caller = replace(caller, reservation=decision.reservation)
         if challenge is not None and self.needs_challenge(caller):
             try:
                 await self.challenge_browser(caller, challenge.token, challenge.base_url)

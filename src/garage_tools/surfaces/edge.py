@@ -41,17 +41,14 @@ class ToolCallEdge:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = perf_counter()
         record: RequestRecord | None = scope.get(SCOPE_KEY)
-        if record is None:
-            await self._from_the_front_door(scope, receive, send, started)
+        if record is not None:  # through the router: the app's middleware did the rest
+            if self.tool_param is not None:
+                record.tool = scope["path_params"][self.tool_param]
+            try:
+                await self.gate(scope, receive, send)
+            finally:
+                self.metrics.observe(record.tool, record.status, perf_counter() - started)
             return
-        if self.tool_param is not None:
-            record.tool = scope["path_params"][self.tool_param]
-        try:
-            await self.gate(scope, receive, send)
-        finally:
-            self.metrics.observe(record.tool, record.status, perf_counter() - started)
-
-    async def _from_the_front_door(self, scope: Scope, receive: Receive, send: Send, started: float) -> None:
         headers = RequestHeaders.of(scope)
         if headers.origin is not None and self.cors.is_preflight(scope, headers):
             await self.cors.answer_preflight(send)
