@@ -41,7 +41,6 @@ LISTING_TTL_MS = 5 * 60 * 1000
 _META_VERSION = "io.modelcontextprotocol/protocolVersion"
 _META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 _META_CLIENT = "io.modelcontextprotocol/clientInfo"
-_ROUTING = ("mcp-protocol-version", "mcp-method", "mcp-name")
 _ENVELOPE = frozenset({"jsonrpc", "id", "method"})
 _ENVELOPE_WITH_PARAMS = _ENVELOPE | {"params"}
 
@@ -112,10 +111,10 @@ def _per_request_call(
         ):
             return None
         return PlainMessage(request_id, method, REVISION, {})
+    # Each routing header once (`mcp_header` is None for a repeated one); the version was checked on the way here.
     if (
         method != "tools/call"
         or request.tool is None
-        or any(len(headers.mcp.get(name, ())) != 1 for name in _ROUTING)
         or headers.mcp_header("mcp-method") != "tools/call"
         or headers.mcp_header("mcp-name") != request.tool.name
         or not params.keys() <= {"name", "arguments", "_meta"}
