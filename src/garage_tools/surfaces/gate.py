@@ -110,7 +110,8 @@ class Gate:
         except ClientDisconnect:
             return
         await self.surface(request, send)
-        await give_back_unsettled(request.caller)
+        if request.caller.reservation is not None:  # most calls hold none: no coroutine for them
+            await give_back_unsettled(request.caller)
 
     #: The OAuth resource this gate's endpoint is (`access/oauth.py`), if an access token may be used on it.
     resource_path: str | None = None
