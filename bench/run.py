@@ -85,7 +85,8 @@ FORGED_ENV = "GARAGE_BENCH_FORGED_KEYS"  # a file of forged keys, one a line, fo
 # Enough forged keys that no id repeats within a run (warm-up and measurement get separate files), so
 # every request misses the key cache and reaches the store, as a flood of random keys would.
 FORGED_KEYS = {"warmup": 30_000, "measure": 100_000}
-KEY_COST_TARGET = 1 / 1.5  # a keyed call may cost at most 1.5x its anonymous twin
+#: Issue 25: a keyed call as fast as its anonymous twin (0.95: what two runs of one config differ by when quiet).
+KEY_COST_TARGET = 0.95
 WORKERS_TARGET = 1.5  # two workers should serve at least 1.5x what one does
 
 
@@ -173,7 +174,7 @@ CONFIGS: dict[str, Config] = {
         Config(
             "baseline", "baseline: bare Starlette + orjson, POST /api/v1/diagnose", "baseline", "rest.lua", rest_symptom
         ),
-        Config("rest", "REST POST /api/v1/diagnose", "ours", "rest.lua", rest_symptom, target=0.6),
+        Config("rest", "REST POST /api/v1/diagnose", "ours", "rest.lua", rest_symptom, target=0.8),
         Config(
             "rest-keyed",
             "REST POST /api/v1/diagnose with an API key",
@@ -195,7 +196,7 @@ CONFIGS: dict[str, Config] = {
             status=401,
             expect="invalid_key",
         ),
-        Config("mcp-2026", "MCP tools/call diagnose, 2026-07-28", "ours", "mcp_2026.lua", mcp_symptom, target=0.4),
+        Config("mcp-2026", "MCP tools/call diagnose, 2026-07-28", "ours", "mcp_2026.lua", mcp_symptom, target=0.6),
         Config(
             "mcp-2026-keyed",
             "MCP tools/call diagnose, 2026-07-28, /mcp-pro with an API key",
@@ -206,7 +207,7 @@ CONFIGS: dict[str, Config] = {
             twin="mcp-2026",
             twin_target=KEY_COST_TARGET,
         ),
-        Config("mcp-2025", "MCP tools/call diagnose, 2025-11-25", "ours", "mcp_2025.lua", mcp_symptom, target=0.3),
+        Config("mcp-2025", "MCP tools/call diagnose, 2025-11-25", "ours", "mcp_2025.lua", mcp_symptom, target=0.6),
         Config(
             "rest-redis",
             "REST POST /api/v1/diagnose, rate limits counted in Redis",
