@@ -234,11 +234,12 @@ def test_the_profile_is_checked_before_it_is_saved(server: LiveServer) -> None:
 def test_a_promotion_round_trips_through_get_active_promotions(server: LiveServer) -> None:
     me = console_of(server, RED_ROCK)
     assert me.post("/partners/promotions", **offer(title="Cold-snap spring special")).status_code == 303
-    eventually(
-        lambda: any(p["title"] == "Cold-snap spring special" for p in promotions_of(server, RED_ROCK)),
+    # The id is read from the polls that saw the promotion: one more read may reach a worker not yet refreshed.
+    listed = eventually(
+        lambda: [p for p in promotions_of(server, RED_ROCK) if p["title"] == "Cold-snap spring special"],
         times=BOTH_WORKERS,
     )
-    promotion_id = next(p["id"] for p in promotions_of(server, RED_ROCK) if p["title"] == "Cold-snap spring special")
+    promotion_id = listed[0]["id"]
     edited = me.post(f"/partners/promotions/{promotion_id}", **offer(title="Cold-snap special", discount_value="55"))
     assert edited.status_code == 303
     shown = eventually(
