@@ -47,3 +47,9 @@ async def test_many_connections_share_one_timer_and_each_is_told_once() -> None:
         assert not deadlines.armed(late[0]) and deadlines._sweep_handle is None  # type: ignore[arg-type]
     finally:
         loop.call_later = call_later  # type: ignore[method-assign]
+
+
+async def test_every_connection_of_a_loop_uses_its_one_table() -> None:
+    loop = asyncio.get_running_loop()
+    assert HeadDeadlines.of(loop, 10.0) is HeadDeadlines.of(loop, 10.0)
+    assert HeadDeadlines.of(loop, 10.0).resolution == 1.0  # a quarter of the timeout, at most a second

@@ -105,10 +105,9 @@ class Access:
 
         Forged keys with a valid checksum are cheap to make and each unknown id costs a store
         lookup, so after `limits.auth_failures` bad keys an address gets 429 for its keyed calls
-        until the window passes. Keys already in the cache are answered without this check.
+        until the window passes. Keys already in the cache are answered without this check. Called for a request
+        that carries an `Authorization` header (one without is `ANONYMOUS`, with no await).
         """
-        if not headers.authorization:
-            return ANONYMOUS
         if len(headers.authorization) > 1:  # refused, whatever they say
             return await authenticate(headers.authorization, self.keys, self.apps)
         token = bearer_token(headers.authorization[0])

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import weakref
 from typing import ClassVar
 
 from uvicorn._types import ASGIReceiveCallable, ASGISendCallable, Scope
@@ -45,7 +46,10 @@ class HeadDeadlines:
     `resolution`: a quarter of the head timeout, at most a second.
     """
 
-    _of_loop: ClassVar[dict[asyncio.AbstractEventLoop, HeadDeadlines]] = {}
+    #: By event loop, held weakly: a loop that has ended takes its deadlines with it.
+    _of_loop: ClassVar[weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, HeadDeadlines]] = (
+        weakref.WeakKeyDictionary()
+    )
 
     def __init__(self, loop: asyncio.AbstractEventLoop, resolution: float) -> None:
         self.loop = loop
