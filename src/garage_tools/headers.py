@@ -39,6 +39,8 @@ _READ: dict[bytes, tuple[int, str]] = {
     **{name: (3, attribute) for name, attribute in _FIRST.items()},
     b"access-control-request-method": (4, "preflight"),
     b"cookie": (5, "cookie"),
+    # The MCP routing headers every 2026-07-28 call sends, kept by name like any other `Mcp-*` header.
+    **{name.encode(): (6, name) for name in ("mcp-protocol-version", "mcp-method", "mcp-name")},
 }
 
 
@@ -81,22 +83,27 @@ class RequestHeaders:
         headers = cls()
         for raw_name, raw_value in scope["headers"]:
             how = _READ.get(raw_name)
-            if how is None and not raw_name.startswith(b"mcp-"):
-                if raw_value and (raw_value[0] in _OWS or raw_value[-1] in _OWS):
-                    headers.untrimmed = True
-                continue
+            if how is None:
+                if not raw_name.startswith(b"mcp-"):
+                    if raw_value and (raw_value[0] in _OWS or raw_value[-1] in _OWS):
+                        headers.untrimmed = True
+                    continue
+                how = (6, raw_name.decode("latin-1"))  # an `Mcp-*` header of no name known here
+                if raw_name.startswith(b"mcp-param-"):
+                    headers.mcp_param = True
             trimmed = raw_value.strip(_OWS)
             if len(trimmed) != len(raw_value):
                 headers.untrimmed = True
             value = trimmed.decode("latin-1")
-            if how is None:  # an `Mcp-*` header
-                if raw_name.startswith(b"mcp-param-"):
-                    headers.mcp_param = True
-                headers.mcp.setdefault(raw_name.decode("latin-1"), []).append(value)
-                continue
             kind, attribute = how
             if kind == 0:
                 setattr(headers, attribute, value)
+            elif kind == 6:
+                listed = headers.mcp.get(attribute)
+                if listed is None:
+                    headers.mcp[attribute] = [value]
+                else:
+                    listed.append(value)
             elif kind == 1:
                 joined = getattr(headers, attribute)
                 setattr(headers, attribute, f"{joined},{value}" if joined else value)

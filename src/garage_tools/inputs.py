@@ -59,7 +59,7 @@ def check_body(body: bytes, content_type: str | None) -> None:
     A multipart body (a photo) is left to its parser, whose text fields are checked with `check_text`;
     any other body is read as JSON would be, whatever it claims to be, since the JSON parsers take it.
     """
-    media = (content_type or "").split(";", 1)[0].strip().lower()
+    media = "application/json" if content_type == "application/json" else _media_type(content_type)
     if media.startswith("multipart/"):
         return
     if _UNHOLDABLE_BYTES.search(body) is not None:
@@ -68,6 +68,10 @@ def check_body(body: bytes, content_type: str | None) -> None:
         check_query(body)
     elif b"\\u" in body and _JSON_ESCAPED.search(body) is not None:
         raise InvalidText(f"{MESSAGE} in the body.")
+
+
+def _media_type(content_type: str | None) -> str:
+    return (content_type or "").split(";", 1)[0].strip().lower()
 
 
 def shown(text: str, limit: int = 200) -> str:

@@ -97,3 +97,30 @@ def test_the_first_reader_keeps_them_for_the_rest() -> None:
     headers = RequestHeaders.of(scope)
     assert scope[SCOPE_KEY] is headers and RequestHeaders.of(scope) is headers
     assert (headers.host, headers.request_id, headers.untrimmed) == ("example.com", "a", True)
+
+
+def test_mcp_headers_are_kept_by_name_known_or_not_and_a_repeated_one_has_no_single_value() -> None:
+    read = RequestHeaders.read(
+        {
+            "headers": [
+                (b"mcp-protocol-version", b"2026-07-28"),
+                (b"mcp-method", b" tools/call "),  # surrounding white space: trimmed, and noted
+                (b"mcp-name", b"diagnose"),
+                (b"mcp-name", b"costEstimate"),  # repeated: no single value
+                (b"mcp-session-id", b"abc"),  # an Mcp-* header this service has no use for, kept all the same
+                (b"mcp-param-region", b"us"),
+                (b"x-other", b"ignored"),
+            ]
+        }
+    )
+    assert read.mcp == {
+        "mcp-protocol-version": ["2026-07-28"],
+        "mcp-method": ["tools/call"],
+        "mcp-name": ["diagnose", "costEstimate"],
+        "mcp-session-id": ["abc"],
+        "mcp-param-region": ["us"],
+    }
+    assert read.mcp_header("mcp-method") == "tools/call" and read.mcp_header("mcp-name") is None
+    assert read.mcp_param and read.untrimmed
+    plain = RequestHeaders.read({"headers": [(b"mcp-name", b"diagnose")]})
+    assert not plain.mcp_param and not plain.untrimmed

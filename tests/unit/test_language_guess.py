@@ -60,3 +60,30 @@ def test_the_common_cases_name_one_language(knowledge: Knowledge) -> None:
     assert guesser.ranked("la puerta hace un ruido muy fuerte", ["en"]) == ["es"]
     assert guesser.ranked("123 456", ["es"]) == ["es"]  # no words of either: the hint
     assert guesser.ranked("123 456") == ["en"]
+
+
+WORD_TEXTS = [
+    "My door won't close",
+    "door`s spring",  # a backtick typed as an apostrophe
+    "La puerta no cierra, ¡hace un ruido FUERTE!",
+    "el portón está atascado",
+    "it\u2019s stuck \u2018halfway\u2019",  # curly apostrophes: not ASCII
+    "KELVIN \u212a",  # lower-cases to an ASCII "k"
+    "",
+]
+
+
+@pytest.mark.parametrize("text", WORD_TEXTS)
+def test_words_fold_case_accents_and_apostrophes_one_way(text: str) -> None:
+    from garage_tools.knowledge import spelling
+
+    assert words(text) == spelling._WORD.findall(text.lower().translate(spelling._FOLDED))
+
+
+def test_an_ascii_text_is_read_without_the_folding_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path: an ASCII text never reaches `str.translate` (a table that would garble it shows it)."""
+    from garage_tools.knowledge import spelling
+
+    monkeypatch.setattr(spelling, "_FOLDED", {ord(c): "x" for c in "abcdefghijklmnopqrstuvwxyz'ó"})
+    assert words("My door won't close") == ["my", "door", "wont", "close"]
+    assert words("el portón") == ["xx", "xxxxxx"]  # not ASCII: the table is used

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+import orjson
+
 from garage_tools.models import InlineImage, OutputModel
 from garage_tools.registry import dump, dump_json
-from garage_tools.surfaces.mcp_encoding import tool_result
+from garage_tools.surfaces.mcp_encoding import tool_result, tool_result_json
 
 
 class Shot(OutputModel):
@@ -69,3 +71,12 @@ def test_a_result_that_is_not_frozen_is_encoded_afresh_every_time() -> None:
     album = ALBUM.model_copy()
     assert tool_result(album)["content"] is not tool_result(album)["content"]
     assert dump_json(album) == dump_json(album)
+
+
+def test_the_fast_paths_encoding_is_the_same_json_with_a_shared_results_parts_encoded_once() -> None:
+    shared = Verdict(label="Stuck halfway")
+    first, second = tool_result_json(shared), tool_result_json(shared)
+    assert first["content"] is second["content"] and first["structuredContent"] is second["structuredContent"]
+    assert first is not second
+    for result in (shared, ALBUM):  # frozen and shared, or encoded afresh: the same JSON as `tool_result`
+        assert orjson.loads(orjson.dumps(tool_result_json(result))) == tool_result(result)

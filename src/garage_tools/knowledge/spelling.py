@@ -20,6 +20,9 @@ _APOSTROPHES = str.maketrans("", "", _APOSTROPHE_MARKS)
 _ACCENTS = str.maketrans("áàâäãéèêëíìîïóòôöõúùûüñç", "aaaaaeeeeiiiiooooouuuunc")
 #: Both at once, for `words`: one pass over the text instead of two (no apostrophe is an accented letter).
 _FOLDED = {**_APOSTROPHES, **_ACCENTS}
+#: All `_FOLDED` does to an ASCII text: drop these. `str.translate` with a table looks up every character
+#: (1.4 µs for a 25-character text); two `in` tests and a rare `replace` cost a tenth of that.
+_ASCII_APOSTROPHES = tuple(mark for mark in _APOSTROPHE_MARKS if mark.isascii())
 #: A letter said three times or more: "squeeeeals", "rechinaaa".
 _STRETCHED = re.compile(r"([a-z])\1{2,}")
 #: How many corrections a speller remembers: the cache must not grow with arbitrary input.
@@ -30,7 +33,14 @@ Stem = Callable[[str], str]
 
 def words(text: str) -> list[str]:
     """Lower-case words, accents folded, apostrophes removed inside words (won't -> wont)."""
-    return _WORD.findall(text.lower().translate(_FOLDED))
+    folded = text.lower()
+    if folded.isascii():  # most texts: no accent to fold, only ASCII apostrophes to drop
+        for mark in _ASCII_APOSTROPHES:
+            if mark in folded:
+                folded = folded.replace(mark, "")
+    else:
+        folded = folded.translate(_FOLDED)
+    return _WORD.findall(folded)
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:

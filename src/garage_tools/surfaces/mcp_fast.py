@@ -26,7 +26,7 @@ from starlette.types import Send
 from garage_tools.registry import Registry
 from garage_tools.services import Services
 from garage_tools.surfaces.gate import Admitted
-from garage_tools.surfaces.mcp_encoding import call_result
+from garage_tools.surfaces.mcp_encoding import call_result, tool_result_json
 from garage_tools.surfaces.mcp_listing import ToolListing
 from garage_tools.surfaces.responses import send_json
 from garage_tools.values import value
@@ -202,7 +202,9 @@ class FastPath:
 
     async def _call(self, request: Admitted, message: PlainMessage) -> dict[str, Any]:
         assert request.tool is not None
-        result = await call_result(request, request.tool.name, message.arguments, self.registry, self.services)
+        result = await call_result(
+            request, request.tool.name, message.arguments, self.registry, self.services, tool_result_json
+        )
         if message.revision == REVISION:
             result["resultType"] = "complete"
             result["_meta"] = self.meta
