@@ -4,9 +4,10 @@
 by ±0.1 between runs. `bench/instructions.py` counts instructions, which do not move, but drives the ASGI apps
 directly and so leaves out what both servers run around them: uvicorn's protocol, httptools, uvloop. This one
 starts each server as `bench/run.py` does (ours with `garage-tools serve`, the baseline on plain uvicorn), under
-`valgrind --tool=callgrind`, sends N requests over one keep-alive connection, and stops it. It does so with no
-requests and with N: the difference over N is one request's instructions in user space (the kernel's part, the
-socket calls both servers make alike, is not counted, so these ratios come out a little harsher than wrk's).
+`valgrind --tool=callgrind`, sends N requests over one keep-alive connection, and stops it. It does so with N
+requests, then with none but as long a wait: the difference over N is one request's instructions in user space
+(the kernel's part, the socket calls both servers make alike, is not counted, so these ratios come out a little
+harsher than wrk's).
 
     uv run python bench/server_instructions.py                           # rest, mcp-2026, mcp-2025: ~15 min
     uv run python bench/server_instructions.py --only rest --requests 1000
@@ -31,6 +32,8 @@ from bench.run import CONFIGS, HOST, REPO, free_port, load_wrk_request, server_e
 #: valgrind runs the server some 50 times slower: a start-up of a few seconds takes minutes.
 READY_TIMEOUT_S = 900.0
 DEFAULT = ["rest", "mcp-2026", "mcp-2025"]
+#: Seconds (under valgrind: a fiftieth of that in real time) for the start-up's background work to end.
+SETTLE_S = 10.0
 
 
 def server_argv(server: str, port: int) -> list[str]:
@@ -47,8 +50,9 @@ def send(connection: http.client.HTTPConnection, method: str, path: str, headers
     return response.status
 
 
-def instructions(config: str, requests: int) -> int:
-    """All the instructions a server run under callgrind took: start-up, 20 warm-up requests, `requests` more."""
+def instructions(config: str, requests: int, idle_seconds: float = 0.0) -> tuple[int, float]:
+    """All the instructions a server run under callgrind took (start-up, 20 warm-up requests, `requests` more,
+    then `idle_seconds` of waiting), and the seconds the `requests` took."""
     chosen = CONFIGS[config]
     request = load_wrk_request(chosen.script, {})
     port = free_port()
@@ -62,10 +66,16 @@ def instructions(config: str, requests: int) -> int:
             proc = subprocess.Popen(argv, cwd=cwd, env=server_env(), stdout=log, stderr=subprocess.STDOUT)
         try:
             connection = ready(port, proc, request.method, request.path, request.headers, request.body)
-            for _ in range(20 + requests - 1):
+            for _ in range(19):
+                send(connection, request.method, request.path, request.headers, request.body)
+            time.sleep(SETTLE_S)  # the server's start-up work in the background ends here in both runs
+            started = time.monotonic()
+            for _ in range(requests):
                 status = send(connection, request.method, request.path, request.headers, request.body)
                 if status != chosen.status:
                     raise SystemExit(f"{config}: a request answered {status}")
+            took = time.monotonic() - started
+            time.sleep(idle_seconds)
             connection.close()
         finally:
             proc.send_signal(signal.SIGINT)
@@ -73,7 +83,7 @@ def instructions(config: str, requests: int) -> int:
         found = re.search(r"Collected : (\d+)", log_path.read_text(errors="replace"))
         if not found:
             raise SystemExit(f"{config}: valgrind run failed:\n{log_path.read_text(errors='replace')[-3000:]}")
-        return int(found.group(1))
+        return int(found.group(1)), took
 
 
 def ready(
@@ -106,7 +116,11 @@ def main() -> None:
         config = CONFIGS.get(name)
         if config is None or config.credential is not None or config.redis or config.workers != 1:
             raise SystemExit(f"{name}: not a config this benchmark runs (an anonymous one of bench/run.py)")
-        idle, busy = instructions(name, 0), instructions(name, args.requests)
+        # The idle run waits as long as the requests took: what a server does on its own meanwhile (our
+        # mail worker and sweeps poll the store; both servers' uvicorn ticks ten times a second), stretched
+        # fifty-fold under valgrind, is then left out as the start-up is.
+        busy, seconds = instructions(name, args.requests)
+        idle, _ = instructions(name, 0, idle_seconds=seconds)
         per_request[name] = (busy - idle) / args.requests
         print(f"{name:10s} {per_request[name] / 1e3:7.0f} k instructions a request through the server", flush=True)
     for name in names[1:]:
