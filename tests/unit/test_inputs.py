@@ -7,7 +7,8 @@ from datetime import date
 import pytest
 
 from garage_tools.errors import InvalidText
-from garage_tools.inputs import bounded_date, check_body, check_query, check_text, shown
+from garage_tools import inputs
+from garage_tools.inputs import bounded_date, check_body, check_query, check_text, holds_unholdable_bytes, shown
 
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"
@@ -65,3 +66,20 @@ def test_dates_are_bounded() -> None:
     assert bounded_date("2026-11-27") == date(2026, 11, 27)
     assert bounded_date("9999-12-31") is None and bounded_date("0001-01-01") is None
     assert bounded_date("soon") is None
+
+
+@pytest.mark.parametrize("size", [10, 64 * 1024, 64 * 1024 + 1])  # by the copying scan, and by the expression
+def test_every_byte_is_judged_by_the_rule_whatever_the_size_of_the_body(size: int) -> None:
+    refused = {*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F}
+    for byte in range(256):
+        data = b"a" * (size - 1) + bytes([byte])
+        assert holds_unholdable_bytes(data) is (byte in refused), byte
+        assert holds_unholdable_bytes(data) is (inputs._UNHOLDABLE_BYTES.search(data) is not None)
+    assert not holds_unholdable_bytes(b"tab\tline\nreturn\r\xc3\xa9")
+
+
+def test_a_tool_calls_body_is_checked_without_the_regular_expression(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(inputs, "_UNHOLDABLE_BYTES", None)  # any use of it would fail
+    check_body(b'{"description": "my door makes a loud bang"}', JSON)
+    with pytest.raises(InvalidText):
+        check_body(b'{"description": "bang\x1b[2J"}', JSON)
