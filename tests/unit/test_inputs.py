@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from garage_tools.errors import InvalidText
 from garage_tools import inputs
+from garage_tools.errors import InvalidText
 from garage_tools.inputs import bounded_date, check_body, check_query, check_text, holds_unholdable_bytes, shown
 
 JSON = "application/json"
