@@ -22,7 +22,7 @@ because MCP connectors treat HTTP 401/429 from the whole endpoint as an authenti
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
@@ -75,13 +75,15 @@ class Admitted:
     message: Any = None  # MCP: the parsed JSON-RPC message (None when the body is not JSON)
     denial: ServiceError | None = None  # MCP: the tool call must answer with this error
     invalid: str | None = None  # MCP: why the message breaks the JSON-RPC envelope rules (answered -32600)
-    response_headers: list[tuple[bytes, bytes]] = field(default_factory=list)  # fixed headers (Retry-After)
+    response_headers: list[tuple[bytes, bytes]] | None = None  # fixed headers (Retry-After); None: no factory call
     limits: Decision | None = None  # a counted call's rate-limit decision, for its RateLimit headers
 
     def answer_headers(self) -> list[tuple[bytes, bytes]]:
         """The headers the answer carries: a counted call's `RateLimit` fields as they stand when it goes out
         (a usage-cap unit given back by then is not counted in them), else those the gate set."""
-        return self.limits.headers() if self.limits is not None else self.response_headers
+        if self.limits is not None:
+            return self.limits.headers()
+        return self.response_headers if self.response_headers is not None else []
 
 
 class Surface(Protocol):
