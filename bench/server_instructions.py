@@ -63,12 +63,16 @@ def instructions(config: str, requests: int, idle_seconds: float = 0.0) -> tuple
         with open(log_path, "wb") as log:
             # Our server keeps its SQLite file in its working directory; the baseline imports bench.baseline_app.
             cwd = workdir if chosen.server == "ours" else str(REPO)
-            proc = subprocess.Popen(argv, cwd=cwd, env=server_env(), stdout=log, stderr=subprocess.STDOUT)
+            env = server_env() | {"PYTHONHASHSEED": "0"}  # the same dict and set layouts in both runs
+            proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
             connection = ready(port, proc, request.method, request.path, request.headers, request.body)
             for _ in range(19):
                 send(connection, request.method, request.path, request.headers, request.body)
             time.sleep(SETTLE_S)  # the server's start-up work in the background ends here in both runs
+            connection.close()  # kept idle that long, the server has closed it: both runs open a fresh one
+            connection = http.client.HTTPConnection(HOST, port, timeout=120)
+            connection.connect()
             started = time.monotonic()
             for _ in range(requests):
                 status = send(connection, request.method, request.path, request.headers, request.body)
