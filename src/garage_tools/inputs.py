@@ -25,10 +25,10 @@ from garage_tools.errors import InvalidText
 #: What is refused in text (as str): NUL and the other C0 controls but tab, LF and CR, and DEL.
 _UNHOLDABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _UNHOLDABLE_BYTES = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-#: The same bytes, for `bytes.translate` to delete: its C loop checks a tool call's body three times faster than
-#: the regular expression (0.3 µs against 1.0 for an MCP call's 300 bytes), but it copies what it keeps, so it
-#: is used up to `_SCAN_BY_COPY_UP_TO` bytes (any tool's arguments; not a photo upload).
-_UNHOLDABLE_BYTE_VALUES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
+#: The bytes that expression matches, for `bytes.translate` to delete: its C loop checks a tool call's body three
+#: times faster than the expression (0.3 µs against 1.0 for an MCP call's 300 bytes), but it copies what it keeps,
+#: so it is used up to `_SCAN_BY_COPY_UP_TO` bytes (any tool's arguments; not a photo upload).
+_UNHOLDABLE_BYTE_VALUES = bytes(b for b in range(256) if _UNHOLDABLE_BYTES.match(bytes([b])))
 _SCAN_BY_COPY_UP_TO = 64 * 1024
 #: The same characters written as JSON escapes, after an even run of backslashes (an odd run escapes the `\`).
 _JSON_ESCAPED = re.compile(rb"(?<!\\)(?:\\\\)*\\u00(?:0[0-8bBcCeEfF]|1[0-9a-fA-F]|7[fF])")

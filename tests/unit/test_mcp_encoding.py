@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import orjson
+import pytest
+from pydantic import BaseModel
+from starlette.testclient import TestClient
 
+from garage_tools.app import create_app
 from garage_tools.models import InlineImage, OutputModel
 from garage_tools.registry import dump, dump_json
+from garage_tools.settings import Settings
 from garage_tools.surfaces.mcp_encoding import tool_result, tool_result_json
 
 
@@ -80,3 +87,38 @@ def test_the_fast_paths_encoding_is_the_same_json_with_a_shared_results_parts_en
     assert first is not second
     for result in (shared, ALBUM):  # frozen and shared, or encoded afresh: the same JSON as `tool_result`
         assert orjson.loads(orjson.dumps(tool_result_json(result))) == tool_result(result)
+
+
+def test_the_fast_path_answers_a_call_with_its_once_encoded_parts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Removing `tool_result_json` from the fast path (back to `tool_result`) fails this test."""
+    from garage_tools.surfaces import mcp_fast
+
+    used: list[object] = []
+
+    def spy(result: BaseModel) -> dict[str, Any]:
+        used.append(result)
+        return tool_result_json(result)
+
+    monkeypatch.setattr(mcp_fast, "tool_result_json", spy)
+    settings = Settings(data_dir=tmp_path / "var", mail_worker_in_process=False, mcp_fast_path=True)
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "diagnose", "arguments": {"description": "loud bang"}},
+    }
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
+        answer = client.post(
+            "/mcp",
+            content=json.dumps(call),
+            headers={
+                "Content-Type": "application/json",
+                "Accept": "application/json",
+                "MCP-Protocol-Version": "2025-11-25",
+            },
+        ).json()["result"]
+    assert len(used) == 1
+    assert answer["structuredContent"]["symptom"]["key"] == "banging_noise"
+    assert json.loads(answer["content"][0]["text"]) == answer["structuredContent"]
