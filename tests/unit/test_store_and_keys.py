@@ -12,8 +12,9 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
 from garage_tools.access.caller import Tier
-from garage_tools.access.credentials import authenticate
+from garage_tools.access.credentials import ANONYMOUS, authenticate, authenticate_token, known_credentials
 from garage_tools.access.keys import KEY_LENGTH, KeyCache, KeyService, checksum, hash_key, new_key, parse_key
+from garage_tools.errors import InvalidKey
 from garage_tools.key_format import PREFIX
 from garage_tools.store.api_keys import ApiKeyRepository
 from garage_tools.store.database import Database, alembic_config
@@ -184,30 +185,61 @@ async def test_a_key_the_cache_knows_is_not_parsed_again(keys: KeyService, monke
     parsed: list[str] = []
     monkeypatch.setattr(module, "parse_key", lambda token: parsed.append(token) or parse_key(token))
     assert await cached.verify(issued.plaintext) is not None and len(parsed) == 1
-    assert cached.is_cached(issued.plaintext)
+    answered, record = cached.cached(issued.plaintext)
+    assert answered and record is not None and record.id == issued.record.id
     assert await cached.verify(issued.plaintext) is not None and len(parsed) == 1  # from the cache, unparsed
     forged = issued.plaintext[:-1] + ("A" if issued.plaintext[-1] != "A" else "B")
     assert await cached.verify(forged) is None and len(parsed) == 2
-    assert cached.is_cached("x" * 300)  # another length is refused without a look anywhere
+    assert cached.cached("x" * 300) == (True, None)  # another length is refused without a look anywhere
     await cached.drain()
 
 
 async def test_a_keyed_call_hashes_its_key_once(keys: KeyService, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The gate asks whether a key is cached, then verifies it: the key's SHA-256 is worked out for the first and
-    reused by the second. Another key is hashed afresh, and a changed key never meets the first key's hash."""
+    """The gate asks the cache first, then (on a miss) verifies the key with the store: the key's SHA-256 is worked
+    out for the first and reused by the second. Another key is hashed afresh, and a changed key never meets the
+    first key's hash."""
     import garage_tools.access.keys as module
 
     issued, other = await keys.issue("dev@example.com"), await keys.issue("dev@example.com")
     cached = KeyService(keys.repository, KeyCache(ttl=60))
     hashed: list[str] = []
     monkeypatch.setattr(module, "hash_key", lambda token: hashed.append(token) or hash_key(token))
-    assert not cached.is_cached(issued.plaintext)
+    assert cached.cached(issued.plaintext) == (False, None)  # well-formed, not cached: only the store can tell
     assert await cached.verify(issued.plaintext) is not None and hashed == [issued.plaintext]
-    assert cached.is_cached(issued.plaintext) and await cached.verify(issued.plaintext) is not None
+    assert cached.cached(issued.plaintext)[0] and await cached.verify(issued.plaintext) is not None
     assert hashed == [issued.plaintext]
     assert await cached.verify(other.plaintext) is not None and hashed == [issued.plaintext, other.plaintext]
     forged = issued.plaintext[:-1] + ("A" if issued.plaintext[-1] != "A" else "B")
     assert await cached.verify(forged) is None and len(hashed) == 3
+    await cached.drain()
+
+
+class _StoreAway:
+    """A key repository that fails the test if asked anything."""
+
+    def __getattr__(self, name: str) -> object:
+        raise AssertionError(f"the store was asked ({name})")
+
+
+async def test_a_cached_key_is_told_without_the_store_or_a_coroutine(keys: KeyService) -> None:
+    """The gate's fast path: once its key is cached, a keyed call's credentials come from `known_credentials`, a
+    plain function (no store, so no budget of bad keys to weigh); a key not cached yet is left to the store, and a
+    token of no valid shape is refused at once."""
+    issued = await keys.issue("dev@example.com")
+    cached = KeyService(keys.repository, KeyCache(ttl=60))
+    assert known_credentials(issued.plaintext, cached) is None  # well-formed but not cached: the store must tell
+    assert (await authenticate_token(issued.plaintext, cached)).tier is Tier.PRO
+    cached.repository = _StoreAway()  # type: ignore[assignment]  # from here on, any store look-up fails the test
+    known = known_credentials(issued.plaintext, cached)
+    assert known is not None and known.tier is Tier.PRO and known.key_id == issued.record.id and known.error is None
+    assert known_credentials(None, cached) is ANONYMOUS
+    for token, words in [("", "must be 'Bearer <key>'"), ("svc_live_short", "not valid"), (new_key()[1], None)]:
+        refused = known_credentials(token, cached)
+        if words is None:  # a forged key of the right shape is no key the cache holds: only the store can tell
+            assert refused is None
+            continue
+        assert refused is not None and refused.tier is Tier.PUBLIC and isinstance(refused.error, InvalidKey)
+        assert words in refused.error.message
     await cached.drain()
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from garage_tools.access.caller import Tier
 from garage_tools.access.keys import KeyService
-from garage_tools.access.oauth import ACCESS_PREFIX, OAuthService
+from garage_tools.access.oauth import ACCESS_PREFIX, AccessGrant, OAuthService
 from garage_tools.errors import InvalidHeader, InvalidKey, ServiceError, ServiceUnavailable
 from garage_tools.key_format import PREFIX
+from garage_tools.store.api_keys import KeyRecord
 from garage_tools.values import value
 
 
@@ -36,7 +37,15 @@ def bearer_token(authorization: str | None) -> str | None:
 
 
 async def authenticate(authorization: list[str], keys: KeyService, apps: OAuthService | None = None) -> Credentials:
-    """The credentials an `Authorization` header list carries: an API key, or an OAuth access token of `apps`.
+    """The credentials an `Authorization` header list carries: an API key, or an OAuth access token of `apps`."""
+    known = known_header_credentials(authorization, keys, apps)
+    return known if known is not None else await authenticate_token(bearer_token(authorization[0]), keys, apps)
+
+
+def known_header_credentials(
+    authorization: list[str], keys: KeyService, apps: OAuthService | None = None
+) -> Credentials | None:
+    """`known_credentials` of an `Authorization` header list.
 
     Two headers are refused: RFC 9110 forbids repeating a singleton header, and servers that
     pick different ones (the first, the last) let one request mean two callers.
@@ -46,17 +55,45 @@ async def authenticate(authorization: list[str], keys: KeyService, apps: OAuthSe
             tier=Tier.PUBLIC,
             error=InvalidHeader(f"Send one Authorization header; this request has {len(authorization)}."),
         )
-    return await authenticate_token(bearer_token(authorization[0] if authorization else None), keys, apps)
+    return known_credentials(bearer_token(authorization[0] if authorization else None), keys, apps)
+
+
+def known_credentials(token: str | None, keys: KeyService, apps: OAuthService | None = None) -> Credentials | None:
+    """The credentials of the one `Authorization` header's token (as `bearer_token` read it; None: no header), when
+    this process can tell them without its store: no header, a token of no valid shape, or a key or access token
+    its caches hold. None when only the store can tell.
+
+    A keyed call is answered here, with no coroutine, once its key is in the cache: the gate asks this before it
+    weighs a store look-up (`Access`), and `authenticate_token` asks it first.
+    """
+    if token is None:
+        return ANONYMOUS
+    if apps is not None and token.startswith(ACCESS_PREFIX):
+        answered, grant = apps.cached(token)
+        return _grant_credentials(grant) if answered else None
+    if not token:
+        return _key_credentials(token, None)
+    answered, record = keys.cached(token)
+    return _key_credentials(token, record) if answered else None
 
 
 async def authenticate_token(token: str | None, keys: KeyService, apps: OAuthService | None = None) -> Credentials:
     """The credentials of the one `Authorization` header's token, as `bearer_token` read it (None: no header)."""
-    if token is None:
-        return ANONYMOUS
+    known = known_credentials(token, keys, apps)
+    if known is not None or not token:
+        return known or ANONYMOUS  # `known_credentials` answers for no token and an empty one
     if apps is not None and token.startswith(ACCESS_PREFIX):
-        return await _access_token(token, apps)
+        try:
+            grant = await apps.verify(token)
+        except ServiceUnavailable as outage:
+            error = ServiceUnavailable(
+                "Access tokens cannot be checked right now because the store is unreachable; retry shortly.",
+                retry_after=int(outage.headers.get("Retry-After", "5")),
+            )
+            return Credentials(tier=Tier.PUBLIC, error=error)
+        return _grant_credentials(grant)
     try:
-        record = await keys.verify(token) if token else None
+        record = await keys.verify(token)
     except ServiceUnavailable as outage:
         error = ServiceUnavailable(
             "API keys cannot be checked right now because the key store is unreachable; "
@@ -64,6 +101,11 @@ async def authenticate_token(token: str | None, keys: KeyService, apps: OAuthSer
             retry_after=int(outage.headers.get("Retry-After", "5")),
         )
         return Credentials(tier=Tier.PUBLIC, error=error)
+    return _key_credentials(token, record)
+
+
+def _key_credentials(token: str, record: KeyRecord | None) -> Credentials:
+    """Pro for an active key's record; for anything else, the error that says what was wrong with `token`."""
     if record is None:
         hint = (
             "The Authorization header must be 'Bearer <key>'."
@@ -74,16 +116,8 @@ async def authenticate_token(token: str | None, keys: KeyService, apps: OAuthSer
     return Credentials(tier=Tier.PRO, key_id=record.id, plan=record.plan)
 
 
-async def _access_token(token: str, apps: OAuthService) -> Credentials:
-    """An OAuth access token: the developer's pro identity, as a key is, on the endpoint it was issued for."""
-    try:
-        grant = await apps.verify(token)
-    except ServiceUnavailable as outage:
-        error = ServiceUnavailable(
-            "Access tokens cannot be checked right now because the store is unreachable; retry shortly.",
-            retry_after=int(outage.headers.get("Retry-After", "5")),
-        )
-        return Credentials(tier=Tier.PUBLIC, error=error)
+def _grant_credentials(grant: AccessGrant | None) -> Credentials:
+    """Pro for a live OAuth grant, on the one endpoint it was issued for; an error for anything else."""
     if grant is None:
         hint = "The access token is not valid, has expired or was revoked: refresh it, or connect the app again."
         return Credentials(tier=Tier.PUBLIC, error=InvalidKey(hint))

@@ -72,7 +72,12 @@ def parse_key(token: str) -> str | None:
     body, check = token[:-CHECKSUM_LENGTH], token[-CHECKSUM_LENGTH:]
     if not hmac.compare_digest(checksum(body), check):
         return None
-    return rest[:ID_LENGTH]
+    return public_id(token)
+
+
+def public_id(key: str) -> str:
+    """The public id a key of the right shape carries (`parse_key` checks the shape)."""
+    return key[len(PREFIX) : len(PREFIX) + ID_LENGTH]
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,11 +166,22 @@ class KeyService:
         self.cache.forget(key_id)
         return record
 
-    def is_cached(self, token: str) -> bool:
-        """Whether verifying `token` would be answered from the cache, without the store."""
+    def cached(self, token: str) -> tuple[bool, KeyRecord | None]:
+        """What this process can tell of `token` without the store: (answered, the active key's record, or None).
+
+        Answered is False only for a well-formed key whose hash the cache does not hold (now). A key the cache
+        holds is the token whose hash it has, so it is not parsed again; its checksum was checked on its first
+        call. Every keyed call asks this first (`credentials.known_credentials`): a cached key costs one hash and
+        one look-up, and no coroutine.
+        """
         if len(token) != KEY_LENGTH:
-            return True  # refused without a look anywhere
-        return self.cache.get(self._hash(token))[0] or parse_key(token) is None  # the cheap look first
+            return True, None  # refused without a look anywhere
+        found, record = self.cache.get(self._hash(token))
+        if found and record is not None:
+            return True, self._in_use(record)
+        if found or parse_key(token) is None:
+            return True, None  # a key the store did not know when last asked, or no key at all
+        return False, None
 
     async def verify(self, token: str) -> KeyRecord | None:
         """The active key record `token` belongs to, or None for anything else.
@@ -174,27 +190,27 @@ class KeyService:
         and a known id with a wrong secret are the same miss, so timing cannot tell an attacker
         which ids exist. Store faults propagate as `ServiceUnavailable`.
         """
-        if len(token) != KEY_LENGTH:
-            return None
+        answered, record = self.cached(token)
+        if answered:
+            return record
         key_hash = self._hash(token)
-        found, record = self.cache.get(key_hash)
-        if not (found and record is not None):  # a key seen before is the token whose hash it has: well-formed
-            key_id = parse_key(token)
-            if key_id is None:
-                return None
-            if not found:
-                record = await self.repository.find_by_hash(key_hash)
-                self.cache.put(key_hash, record)
-            if record is None or record.id != key_id:
-                return None
+        record = await self.repository.find_by_hash(key_hash)
+        self.cache.put(key_hash, record)
+        if record is None or record.id != public_id(token):
+            return None
+        return self._in_use(record)
+
+    def _in_use(self, record: KeyRecord) -> KeyRecord | None:
+        """`record` if its key is active (its use recorded), else None."""
         if not record.active:
             return None
         self._touch_later(record)
         return record
 
     def _hash(self, token: str) -> str:
-        """`hash_key(token)`, once for a call's check (`is_cached`) and its verification: the last token hashed is
-        remembered with its hash, as long as the request that carried it holds it, until the next keyed call."""
+        """`hash_key(token)`, once for a call's cache look-up (`cached`) and a verification that must ask the store:
+        the last token hashed is remembered with its hash, as long as the request that carried it holds it, until
+        the next keyed call."""
         last = self._last_hashed
         if last is not None and last[0] == token:
             return last[1]

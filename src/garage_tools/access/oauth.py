@@ -370,32 +370,39 @@ class OAuthService:
 
     # -- the gate's side ----------------------------------------------------------------------------
 
-    def is_cached(self, token: str) -> bool:
-        """Whether verifying `token` would be answered without the store (anything not an access token is)."""
-        return not token.startswith(ACCESS_PREFIX) or self.cache.get(secret_hash(token))[0]
+    def cached(self, token: str) -> tuple[bool, AccessGrant | None]:
+        """What this process can tell of `token` without the store: (answered, its live grant, or None).
+
+        Answered is False only for an access token the cache does not hold (now); anything that is not an access
+        token is answered: None.
+        """
+        if not token.startswith(ACCESS_PREFIX) or len(token) != _TOKEN_LENGTH:
+            return True, None
+        found, grant = self.cache.get(secret_hash(token))
+        return (True, self._live(grant)) if found else (False, None)
 
     async def verify(self, token: str) -> AccessGrant | None:
         """The live grant an access token belongs to, or None (unknown, expired, revoked, or not one)."""
-        if not token.startswith(ACCESS_PREFIX) or len(token) != _TOKEN_LENGTH:
-            return None
+        answered, grant = self.cached(token)
+        if answered:
+            return grant
         token_hash = secret_hash(token)
-        found, grant = self.cache.get(token_hash)
-        if not found:
-            record = await self.repository.token(token_hash, ACCESS)
-            grant = None
-            if record is not None and record.grant.live and record.grant.email is not None:
-                grant = AccessGrant(
-                    record.grant.id,
-                    record.grant.email,
-                    record.expires_at,
-                    record.grant.client_id,
-                    record.grant.plan,
-                    resource_path(record.grant.resource or ""),
-                )
-            self.cache.put(token_hash, grant)
-        if grant is None or grant.expires_at <= self.clock():
-            return None
-        return grant
+        record = await self.repository.token(token_hash, ACCESS)
+        grant = None
+        if record is not None and record.grant.live and record.grant.email is not None:
+            grant = AccessGrant(
+                record.grant.id,
+                record.grant.email,
+                record.expires_at,
+                record.grant.client_id,
+                record.grant.plan,
+                resource_path(record.grant.resource or ""),
+            )
+        self.cache.put(token_hash, grant)
+        return self._live(grant)
+
+    def _live(self, grant: AccessGrant | None) -> AccessGrant | None:
+        return None if grant is None or grant.expires_at <= self.clock() else grant
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         grant = await self.verify(token)

@@ -14,7 +14,13 @@ from garage_tools.access.body import BodyDeadlines, read_body
 from garage_tools.access.caller import Caller, Tier
 from garage_tools.access.challenge import ChallengeVerifier
 from garage_tools.access.client_ip import ClientAddressResolver, rate_limit_partition
-from garage_tools.access.credentials import ANONYMOUS, Credentials, authenticate, authenticate_token, bearer_token
+from garage_tools.access.credentials import (
+    ANONYMOUS,
+    Credentials,
+    authenticate_token,
+    bearer_token,
+    known_header_credentials,
+)
 from garage_tools.access.keys import KeyService
 from garage_tools.access.limits import Limits, Per
 from garage_tools.access.oauth import OAuthService
@@ -77,7 +83,10 @@ class Access:
         """The caller of this request: its address, and the tier its key (or no key) gives it."""
         ip = self.addresses.resolve(scope, headers)
         partition = rate_limit_partition(ip)
-        credentials = await self._credentials(headers, partition) if headers.authorization else ANONYMOUS
+        authorization = headers.authorization
+        credentials = known_header_credentials(authorization, self.keys, self.apps) if authorization else ANONYMOUS
+        if credentials is None:  # a well-formed key or token the caches do not hold: the store must tell
+            credentials = await self._looked_up(bearer_token(authorization[0]) or "", partition)
         if credentials.only_on is not None and RESOURCE_OF_SURFACE.get(surface) != credentials.only_on:
             message = (
                 f"This access token was issued for {credentials.only_on} only (the OAuth resource it names). "
@@ -100,29 +109,24 @@ class Access:
             plan=plan.name,
         )
 
-    async def _credentials(self, headers: RequestHeaders, partition: str) -> Credentials:
-        """Authenticate, refusing to consult the key store for an address that keeps sending bad keys.
+    async def _looked_up(self, token: str, partition: str) -> Credentials:
+        """The credentials of a token only the store can tell (`known_credentials` could not), unless the address
+        keeps sending bad keys.
 
         Forged keys with a valid checksum are cheap to make and each unknown id costs a store
         lookup, so after `limits.auth_failures` bad keys an address gets 429 for its keyed calls
-        until the window passes. Keys already in the cache are answered without this check. Called for a request
-        that carries an `Authorization` header (one without is `ANONYMOUS`, with no await).
+        until the window passes. Keys already in the cache never come here.
         """
-        if len(headers.authorization) > 1:  # refused, whatever they say
-            return await authenticate(headers.authorization, self.keys, self.apps)
-        token = bearer_token(headers.authorization[0])
-        lookup = token is not None and token != "" and not (self.keys.is_cached(token) and self.apps.is_cached(token))
-        if lookup:
-            budget = await self.limiter.peek(partition, [self.limits.auth_failures])
-            if not budget.allowed:
-                error = RateLimited(
-                    f"Too many invalid API keys from this address: its keyed calls are refused for "
-                    f"{budget.retry_after} seconds. Calls without a key still work.",
-                    headers={"Retry-After": str(budget.retry_after)},
-                )
-                return Credentials(tier=Tier.PUBLIC, error=error)
+        budget = await self.limiter.peek(partition, [self.limits.auth_failures])
+        if not budget.allowed:
+            error = RateLimited(
+                f"Too many invalid API keys from this address: its keyed calls are refused for "
+                f"{budget.retry_after} seconds. Calls without a key still work.",
+                headers={"Retry-After": str(budget.retry_after)},
+            )
+            return Credentials(tier=Tier.PUBLIC, error=error)
         credentials = await authenticate_token(token, self.keys, self.apps)
-        if lookup and isinstance(credentials.error, InvalidKey):
+        if isinstance(credentials.error, InvalidKey):
             await self.limiter.check(partition, [self.limits.auth_failures])
         return credentials
 
