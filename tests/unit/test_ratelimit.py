@@ -298,6 +298,26 @@ async def test_memory_headers_exactly_as_documented(clock: StepClock) -> None:
     assert later["ratelimit"] == '"public-minute";r=58;t=45, "public-day";r=1998;t=86385'
 
 
+async def test_the_headers_template_says_what_the_fields_say(clock: StepClock) -> None:
+    """An allowed call's raw headers come from a template worked out once per set of policies; they say what the
+    plainly formatted fields say, for one window or several, after a give-back, and with a `%` in a window's name."""
+    odd = Policy("odd", (Window("100%-burst", 5, 10),))
+    cap = Policy.parse("photos", "3/day")
+    limiter = RateLimiter(clock=clock)
+    for n, policies in enumerate(([public_policy()], [odd], [public_policy(), odd, cap])):
+        for _ in range(3):
+            decision = await limiter.check(f"198.51.100.{n}", policies)
+            assert decision.allowed and header_map(decision) == {
+                name.lower(): value for name, value in decision.header_fields().items()
+            }
+            clock.advance(1)
+    held = await limiter.check("198.51.100.9", [public_policy(), cap], reserve=cap)
+    assert held.reservation is not None
+    await held.reservation.give_back()
+    assert header_map(held)["ratelimit"] == held.header_fields()["RateLimit"]
+    assert '"photos-day";r=3;' in header_map(held)["ratelimit"]  # the unit given back is not counted
+
+
 async def test_memory_window_starts_afresh_after_its_length(clock: StepClock) -> None:
     limiter = RateLimiter(clock=clock)
     limits = [Policy.parse("p", "3/minute")]

@@ -103,11 +103,26 @@ class WindowState:
     reset_after: int  # seconds until this window starts afresh
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class Layout:
+    """The windows of a set of policies, with what every answer under them repeats, worked out once: the constant
+    `RateLimit-Policy` value, and the `RateLimit` value as a bytes template that two numbers a window fill
+    (a tenth of the cost of formatting it afresh, on every tool call)."""
+
+    windows: tuple[Window, ...]
+    policy_header: str
+    policy_field: bytes
+    limits: tuple[int, ...]
+    state_template: bytes  # `"name";r=%d;t=%d` a window, joined by ", "
+
+
 @functools.lru_cache(maxsize=256)
-def _flatten(policies: tuple[Policy, ...]) -> tuple[tuple[Window, ...], str]:
-    """The windows of `policies` and their constant `RateLimit-Policy` value (policies hash by identity)."""
+def _layout(policies: tuple[Policy, ...]) -> Layout:
+    """The layout of `policies` (policies hash by identity)."""
     windows = tuple(w for policy in policies for w in policy.windows)
-    return windows, ", ".join(f'"{w.name}";q={w.limit};w={w.seconds}' for w in windows)
+    policy_header = ", ".join(f'"{w.name}";q={w.limit};w={w.seconds}' for w in windows)
+    template = ", ".join(f'"{w.name.replace("%", "%%")}";r=%d;t=%d' for w in windows)
+    return Layout(windows, policy_header, policy_header.encode(), tuple(w.limit for w in windows), template.encode())
 
 
 @value
@@ -115,10 +130,17 @@ class Decision:
     """The outcome of one check: allowed or not, the (count, seconds left) of each window, and what it reserved."""
 
     allowed: bool
-    windows: tuple[Window, ...]
+    layout: Layout
     counts: list[tuple[int, int]]
-    policy_header: str
     reservation: Reservation | None = None  # set when the check was allowed and asked to reserve a policy
+
+    @property
+    def windows(self) -> tuple[Window, ...]:
+        return self.layout.windows
+
+    @property
+    def policy_header(self) -> str:
+        return self.layout.policy_header
 
     def _counts_now(self) -> list[tuple[int, int]]:
         """The counts as they stand now: less the reserved units, once they have been given back."""
@@ -156,16 +178,15 @@ class Decision:
         return fields
 
     def headers(self) -> list[tuple[bytes, bytes]]:
-        """`header_fields` as raw ASGI headers (built directly: this runs on every tool call)."""
+        """`header_fields` as raw ASGI headers (built from the layout's template: this runs on every tool call)."""
         if not self.allowed:
             return [(name.lower().encode(), value.encode()) for name, value in self.header_fields().items()]
-        state = ", ".join(
-            [
-                f'"{w.name}";r={w.limit - count};t={reset}'
-                for w, (count, reset) in zip(self.windows, self._counts_now(), strict=True)
-            ]
-        )
-        return [(b"ratelimit-policy", self.policy_header.encode()), (b"ratelimit", state.encode())]
+        layout = self.layout
+        numbers: list[int] = []
+        for limit, (count, reset) in zip(layout.limits, self._counts_now(), strict=True):
+            numbers.append(limit - count)  # an allowed call fits every window: never below 0
+            numbers.append(reset)
+        return [(b"ratelimit-policy", layout.policy_field), (b"ratelimit", layout.state_template % tuple(numbers))]
 
     def error(self, per: str = "this tier", advice: str | None = KEY_ADVICE) -> RateLimited:
         """The 429 for this decision; `per` names what is counted, `advice` how to get more (None: no way)."""
@@ -337,12 +358,12 @@ class RateLimiter:
     #: Callers whose counter keys are kept ready; the table starts afresh when full (a new key costs 1 µs).
     SLOT_MEMORY = 4096
 
-    def _slots(self, windows: tuple[Window, ...], policy_header: str, partition: str) -> tuple[Slot, ...]:
+    def _slots(self, layout: Layout, partition: str) -> tuple[Slot, ...]:
         """The counters a partition's hit counts in under these windows (named by their `RateLimit-Policy`)."""
-        key = (policy_header, partition)
+        key = (layout.policy_header, partition)
         slots = self._slot_memory.get(key)
         if slots is None:
-            slots = tuple((f"{w.name}:{partition}", w.limit, w.seconds) for w in windows)
+            slots = tuple((f"{w.name}:{partition}", w.limit, w.seconds) for w in layout.windows)
             if len(self._slot_memory) >= self.SLOT_MEMORY:
                 self._slot_memory.clear()
             self._slot_memory[key] = slots
@@ -360,8 +381,9 @@ class RateLimiter:
         With `reserve` (one of `policies`), an allowed decision carries a `Reservation` of that policy's
         share, which can be given back when the call turns out to have used nothing.
         """
-        windows, policy_header = _flatten(tuple(policies))
-        slots = self._slots(windows, policy_header, partition)
+        layout = _layout(tuple(policies))
+        windows = layout.windows
+        slots = self._slots(layout, partition)
         if self.shared is None:  # the embedded default: counted here and now, no coroutine in between
             counters: Counters = self.local
             allowed, counts, ends = self.local.take_now(slots, cost)
@@ -369,26 +391,27 @@ class RateLimiter:
             counters, (allowed, counts, ends) = await self._take(slots, cost)
         if not allowed:
             _count_refusal(windows, counts, cost)
-            return Decision(allowed, windows, counts, policy_header)
+            return Decision(allowed, layout, counts)
         reservation = None
         if reserve is not None:
             held = [(w, slot, end) for w, slot, end in zip(windows, slots, ends, strict=True) if w in reserve.windows]
             reservation = Reservation(
                 counters, tuple(s for _, s, _ in held), cost, tuple(e for _, _, e in held), tuple(w for w, _, _ in held)
             )
-        return Decision(allowed, windows, counts, policy_header, reservation)
+        return Decision(allowed, layout, counts, reservation)
 
     async def peek(self, partition: str, policies: Sequence[Policy]) -> Decision:
         """Whether `partition` still has room in every window, without counting a hit.
 
         No room is recorded as a refusal in the metrics, like a refused `check`: the caller refuses the call.
         """
-        windows, policy_header = _flatten(tuple(policies))
-        _, (_, counts, _) = await self._take(self._slots(windows, policy_header, partition), 0)
+        layout = _layout(tuple(policies))
+        windows = layout.windows
+        _, (_, counts, _) = await self._take(self._slots(layout, partition), 0)
         room = all(count < w.limit for w, (count, _) in zip(windows, counts, strict=True))
         if not room:
             _count_refusal(windows, counts, 1)
-        return Decision(room, windows, counts, policy_header)
+        return Decision(room, layout, counts)
 
     async def ping(self, seconds: float = 1.0) -> bool | None:
         """Whether Redis answers within `seconds` (for /readyz and /metrics); None when limits are counted in memory."""
