@@ -21,6 +21,8 @@ from pydantic.alias_generators import to_camel
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
+from garage_tools.inputs import holdable
+
 
 def _whole_float_as_int(value: Any) -> Any:
     # JSON Schema's `integer` is any number without a fraction, 5.0 included.
@@ -39,7 +41,6 @@ Flag = Annotated[bool, Strict()]
 #: mails must follow one: PostgreSQL cannot hold U+0000, and the other controls only garble pages and
 #: mail. `PATTERN_MEANINGS` says in words what a value that fails one of them did wrong.
 TEXT_PATTERN = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$"
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 LINE_PATTERN = r"^[^\x00-\x1f\x7f]*$"
 PATTERN_MEANINGS = {
     TEXT_PATTERN: "must not contain control characters (tab and line breaks are fine)",
@@ -79,7 +80,7 @@ class InputModel(BaseModel):
         """The edge's rule for text (inputs.py), which the schemas publish on free text: here too, so the schema
         and the validation agree whichever way a call comes in."""
         for name, value in self.__dict__.items():
-            if isinstance(value, str) and _CONTROL.search(value):
+            if isinstance(value, str) and not holdable(value):
                 field = type(self).model_fields[name].alias or name
                 raise ValueError(f"{field}: must not contain control characters (tab and line breaks are fine)")
         return self

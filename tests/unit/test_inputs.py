@@ -83,3 +83,24 @@ def test_a_tool_calls_body_is_checked_without_the_regular_expression(monkeypatch
     check_body(b'{"description": "my door makes a loud bang"}', JSON)
     with pytest.raises(InvalidText):
         check_body(b'{"description": "bang\x1b[2J"}', JSON)
+
+
+def test_every_character_is_judged_by_the_rule_printable_or_not() -> None:
+    """`holdable` answers printable text without the expression; it must say what the expression says for every
+    character: the controls refused, tab and line breaks kept, and the non-printable rest (other spaces, line and
+    paragraph separators, format characters, unassigned code points) kept too."""
+    refused = {*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F}
+    others = [0x80, 0x85, 0x9F, 0xA0, 0xAD, 0x2028, 0x2029, 0x200B, 0x202E, 0xFEFF, 0xE000, 0x0378, 0x1F6AA]
+    for code in [*range(0x80), *others]:
+        for text in (chr(code), f"my door {chr(code)} bangs"):
+            assert inputs.holdable(text) is (code not in refused), hex(code)
+            assert inputs.holdable(text) is (inputs._UNHOLDABLE.search(text) is None)
+
+
+def test_printable_text_is_judged_without_the_regular_expression(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tool call's path and its text are printable: neither reaches the expression (any use of it would fail)."""
+    monkeypatch.setattr(inputs, "_UNHOLDABLE", None)
+    check_text("/api/v1/diagnose", "the path")
+    assert inputs.holdable("my garage door makes a loud bang, ¿qué hago?")
+    with pytest.raises(AttributeError):  # text with a line break is asked of the expression
+        inputs.holdable("line one\nline two")

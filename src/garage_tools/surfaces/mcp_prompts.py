@@ -10,16 +10,15 @@ tier a link to the whole lab as a `lab://` resource.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 import mcp_types as types
 from mcp import MCPError
 
+from garage_tools.inputs import holdable
 from garage_tools.knowledge.loader import Knowledge
 from garage_tools.knowledge.places import us_places
 from garage_tools.knowledge.prompts import Completion, Prompt
-from garage_tools.models import TEXT_PATTERN
 from garage_tools.surfaces.mcp_resources import MIME_TYPE, SCHEME, lab_uri
 from garage_tools.tools.retrieval import RetrieveInput, retrieve
 
@@ -28,7 +27,6 @@ MAX_VALUES = 100
 MAX_ARGUMENT_CHARS = 500
 LAB_TEMPLATE = f"{SCHEME}{{slug}}"
 _PASSAGES = 3
-_CONTROL = re.compile(TEXT_PATTERN)
 
 
 class Prompts:
@@ -138,7 +136,7 @@ def _checked(prompt: Prompt, arguments: Mapping[str, str]) -> dict[str, str]:
     problems = [f"{name!r} is not an argument of this prompt" for name in arguments if name not in declared]
     given = {name: value.strip() for name, value in arguments.items() if name in declared and value.strip()}
     for name, value in given.items():
-        if len(value) > MAX_ARGUMENT_CHARS or _CONTROL.fullmatch(value) is None:
+        if len(value) > MAX_ARGUMENT_CHARS or not holdable(value):
             problems.append(f"{name!r} must be at most {MAX_ARGUMENT_CHARS} characters without control characters")
     problems += [f"{a.name!r} is required" for a in prompt.arguments if a.required and a.name not in given]
     if problems:
