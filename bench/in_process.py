@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.instructions import CONFIGS, RAISED_LIMITS, build, lifespan, one_request
+from bench.instructions import CONFIGS, KEYED, RAISED_LIMITS, build, lifespan, one_request, with_key
 
 BLOCK = 1000
 DEFAULT = ["rest", "mcp-2026", "mcp-2025", "rest-keyed"]
@@ -39,15 +39,14 @@ async def block(app: Any, config: tuple[str, str, list[tuple[bytes, bytes]], byt
 
 
 async def measure(names: list[str], blocks: int) -> dict[str, float]:
-    os.environ.update(RAISED_LIMITS | {"GARAGE_TOOLS_RATE_LIMIT_PRO": "1000000000/minute;1000000000/day"})
+    os.environ.update(RAISED_LIMITS)
     baseline, service = build("baseline"), build("service")
     stop = await lifespan(service)
     configs = {"baseline": CONFIGS["baseline"]} | {name: CONFIGS[name] for name in names if name in CONFIGS}
-    if "rest-keyed" in names:
-        issued = await service.state.services.keys.issue("bench@example.com")
-        app_name, path, headers, body = CONFIGS["rest"]
-        keyed = [*headers, (b"authorization", f"Bearer {issued.plaintext}".encode())]
-        configs["rest-keyed"] = (app_name, path, keyed, body)
+    for keyed, twin in KEYED.items():
+        if keyed in names:
+            app_name, path, headers, body = CONFIGS[twin]
+            configs[keyed] = (app_name, path, await with_key(service, headers), body)
     apps = {name: baseline if name == "baseline" else service for name in configs}
     for name, config in configs.items():  # warm: caches, first-call imports, the key's first look-up
         assert await one_request(apps[name], *config[1:]) == 200, name
@@ -67,7 +66,7 @@ def main() -> None:
     names = args.only.split(",") if args.only else DEFAULT
     best = asyncio.run(measure(names, args.blocks))
     for name, micros in best.items():
-        against = "rest" if name == "rest-keyed" else "baseline"
+        against = KEYED.get(name, "baseline")
         ratio = "" if name == "baseline" else f"  {best[against] / micros:.3f}x the {against}'s throughput"
         print(f"{name:12s} {micros:6.1f} µs of CPU a request{ratio}")
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.instructions import QUIET_TIMERS
 from bench.run import CONFIGS, HOST, REPO, free_port, load_wrk_request, server_env, server_python
 
 #: valgrind runs the server some 50 times slower: a start-up of a few seconds takes minutes.
@@ -63,7 +64,8 @@ def instructions(config: str, requests: int, idle_seconds: float = 0.0) -> tuple
         with open(log_path, "wb") as log:
             # Our server keeps its SQLite file in its working directory; the baseline imports bench.baseline_app.
             cwd = workdir if chosen.server == "ours" else str(REPO)
-            env = server_env() | {"PYTHONHASHSEED": "0"}  # the same dict and set layouts in both runs
+            # The same dict and set layouts in both runs, and the service's timers far apart (`QUIET_TIMERS`).
+            env = server_env() | QUIET_TIMERS | {"PYTHONHASHSEED": "0"}
             proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
             connection = ready(port, proc, request.method, request.path, request.headers, request.body)
@@ -120,9 +122,9 @@ def main() -> None:
         config = CONFIGS.get(name)
         if config is None or config.credential is not None or config.redis or config.workers != 1:
             raise SystemExit(f"{name}: not a config this benchmark runs (an anonymous one of bench/run.py)")
-        # The idle run waits as long as the requests took: what a server does on its own meanwhile (our
-        # mail worker and sweeps poll the store; both servers' uvicorn ticks ten times a second), stretched
-        # fifty-fold under valgrind, is then left out as the start-up is.
+        # The idle run waits as long as the requests took: what a server does on its own meanwhile (both
+        # servers' uvicorn ticks ten times a second; our timers are set far apart), stretched fifty-fold under
+        # valgrind, is then left out as the start-up is.
         busy, seconds = instructions(name, args.requests)
         idle, _ = instructions(name, 0, idle_seconds=seconds)
         per_request[name] = (busy - idle) / args.requests
