@@ -168,6 +168,7 @@ class KeyService:
 
     def cached(self, token: str) -> tuple[bool, KeyRecord | None]:
         """What this process can tell of `token` without the store: (answered, the active key's record, or None).
+        An active key answered here is in use: its use is recorded, as `verify` records it.
 
         Answered is False only for a well-formed key whose hash the cache does not hold (now). A key the cache
         holds is the token whose hash it has, so it is not parsed again; its checksum was checked on its first
