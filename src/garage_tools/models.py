@@ -21,7 +21,7 @@ from pydantic.alias_generators import to_camel
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from garage_tools.inputs import holdable
+from garage_tools.inputs import REFUSED_CONTROLS, holdable
 
 
 def _whole_float_as_int(value: Any) -> Any:
@@ -40,7 +40,7 @@ Flag = Annotated[bool, Strict()]
 #: tab and line breaks aside; `LINE_PATTERN` takes no control character at all. Text a tool stores or
 #: mails must follow one: PostgreSQL cannot hold U+0000, and the other controls only garble pages and
 #: mail. `PATTERN_MEANINGS` says in words what a value that fails one of them did wrong.
-TEXT_PATTERN = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$"
+TEXT_PATTERN = f"^[^{REFUSED_CONTROLS}]*$"
 LINE_PATTERN = r"^[^\x00-\x1f\x7f]*$"
 PATTERN_MEANINGS = {
     TEXT_PATTERN: "must not contain control characters (tab and line breaks are fine)",

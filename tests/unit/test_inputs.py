@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from garage_tools import inputs
 from garage_tools.errors import InvalidText
 from garage_tools.inputs import bounded_date, check_body, check_query, check_text, holds_unholdable_bytes, shown
+from garage_tools.models import TEXT_PATTERN
 
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"
@@ -95,6 +97,7 @@ def test_every_character_is_judged_by_the_rule_printable_or_not() -> None:
         for text in (chr(code), f"my door {chr(code)} bangs"):
             assert inputs.holdable(text) is (code not in refused), hex(code)
             assert inputs.holdable(text) is (inputs._UNHOLDABLE.search(text) is None)
+            assert inputs.holdable(text) is (re.fullmatch(TEXT_PATTERN, text) is not None)  # what the schemas say
 
 
 def test_printable_text_is_judged_without_the_regular_expression(monkeypatch: pytest.MonkeyPatch) -> None:
