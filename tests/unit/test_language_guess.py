@@ -87,3 +87,34 @@ def test_an_ascii_text_is_read_without_the_folding_table(monkeypatch: pytest.Mon
     monkeypatch.setattr(spelling, "_FOLDED", {ord(c): "x" for c in "abcdefghijklmnopqrstuvwxyz'ó"})
     assert words("My door won't close") == ["my", "door", "wont", "close"]
     assert words("el portón") == ["xx", "xxxxxx"]  # not ASCII: the table is used
+
+
+def test_a_repeated_text_is_ranked_from_its_remembered_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path: a text read once is not read again (a `words` that fails shows it), and the hints still
+    settle its ties call by call, since only the counted words are remembered."""
+    from garage_tools.knowledge import languages
+
+    guesser = LanguageGuesser(SIGNATURES)
+    first = {hints: guesser.ranked("la puerta de la door", hints) for hints in [(), ("es",), ("fr", "es")]}
+
+    def unread(text: str) -> list[str]:
+        raise AssertionError(f"{text!r} was read again")
+
+    monkeypatch.setattr(languages, "words", unread)
+    for hints, ranked in first.items():
+        assert (
+            guesser.ranked("la puerta de la door", hints)
+            == ranked
+            == by_the_rule(SIGNATURES, "la puerta de la door", hints)
+        )
+    with pytest.raises(AssertionError, match="read again"):
+        guesser.ranked("a text not seen before")
+
+
+def test_the_remembered_texts_are_bounded() -> None:
+    from garage_tools.knowledge.languages import RECENT_TEXTS
+
+    guesser = LanguageGuesser(SIGNATURES)
+    for n in range(RECENT_TEXTS + 10):
+        assert guesser.ranked(f"door {n}") == ["en"]
+    assert len(guesser._recent) <= RECENT_TEXTS

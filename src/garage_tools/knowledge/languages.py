@@ -36,6 +36,8 @@ from garage_tools.knowledge.spelling import words
 from garage_tools.languages import DEFAULT
 
 ENGLISH = DEFAULT  # the tree's own language
+#: How many recent texts the guesser remembers the counted words of (cleared when full, as the matcher's cache).
+RECENT_TEXTS = 4096
 
 
 class LanguageWords(Vocabulary):
@@ -205,6 +207,9 @@ class LanguageGuesser:
         }
         #: Each word only one language uses -> that language (the sets above are disjoint): one look-up a word.
         self._owner = {word: lang for lang, own in self._own.items() for word in own}
+        #: Recent texts -> their count of each language's own words. Texts repeat (the widget's symptom chips,
+        #: a retried call): reading one again took 1.2 µs of a 2.4 µs understanding.
+        self._recent: dict[str, dict[str, int]] = {}
 
     @property
     def languages(self) -> Sequence[str]:
@@ -216,12 +221,9 @@ class LanguageGuesser:
 
     def ranked(self, text: str, hints: Sequence[str] = ()) -> list[str]:
         """`guess` first, then any other language some of the text's words are in, the most words first."""
-        found: dict[str, int] = {}
-        owner = self._owner
-        for word in words(text):
-            lang = owner.get(word)
-            if lang is not None:
-                found[lang] = found.get(lang, 0) + 1
+        found = self._recent.get(text)
+        if found is None:
+            found = self._counted(text)
         if len(found) == 1:  # most texts: one language's own words, and it outranks every other
             return list(found)
         if not found:  # no language's own words: the first hint that is one of them, else English
@@ -234,3 +236,16 @@ class LanguageGuesser:
 
         ranked = sorted(scores, key=order)
         return [ranked[0], *(lang for lang in ranked[1:] if scores[lang] > 0)]
+
+    def _counted(self, text: str) -> dict[str, int]:
+        """How many of `text`'s words each language owns (only languages with some), kept for `ranked`."""
+        found: dict[str, int] = {}
+        owner = self._owner
+        for word in words(text):
+            lang = owner.get(word)
+            if lang is not None:
+                found[lang] = found.get(lang, 0) + 1
+        if len(self._recent) >= RECENT_TEXTS:
+            self._recent.clear()  # bounded: the texts people send vary without end
+        self._recent[text] = found
+        return found
