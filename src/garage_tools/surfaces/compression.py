@@ -237,9 +237,9 @@ _READ = {b"content-type": 0, b"content-encoding": 1, b"cache-control": 2, b"vary
 
 def _compressible(media: bytes, encoding: bytes, cache: bytes) -> bool:
     """Text worth compressing, not already encoded, not a stream of events, and not marked `no-transform`."""
-    if encoding or b"no-transform" in cache or media.startswith(b"text/event-stream"):
-        return False
-    return media.startswith(_TEXT_TYPES) or (media.startswith(b"application/") and b"+json" in media)
+    if encoding or cache.find(b"no-transform") >= 0 or media.startswith(b"text/event-stream"):
+        return False  # `find`, not `in`: see `inputs` (a bytes `in` raises and clears a TypeError first)
+    return media.startswith(_TEXT_TYPES) or (media.startswith(b"application/") and media.find(b"+json") >= 0)
 
 
 def _with_vary(headers: list[tuple[bytes, bytes]], vary: bytes) -> list[tuple[bytes, bytes]]:
