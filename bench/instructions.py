@@ -4,7 +4,8 @@ wrk's requests per second swing with whatever else the two cores are doing; valg
 the same work does not. This drives the ASGI apps directly (no sockets, no uvicorn: the HTTP parsing both
 servers share is left out, so these ratios are harsher than wrk's), once with N requests and once with 2N,
 each under `valgrind --tool=callgrind`; the difference over N is the instructions one request costs. A keyed
-config (`rest-keyed`) is compared with its anonymous twin.
+config (`rest-keyed`) is compared with its anonymous twin; `rest-new-text` sends a description never sent before
+on every call (the others repeat one, which the service remembers having read).
 
     uv run python bench/instructions.py                      # every config, 400 requests each (several minutes)
     uv run python bench/instructions.py --only rest --requests 200
@@ -19,6 +20,7 @@ import argparse
 import asyncio
 import cProfile
 import gc
+import itertools
 import os
 import pstats
 import re
@@ -73,6 +75,11 @@ QUIET_TIMERS = {
 #: Keyed configs -> their anonymous twin: the same call with `Authorization: Bearer <key>`, for a key issued in the
 #: service's own (temporary) store when it starts.
 KEYED = {"rest-keyed": "rest"}
+#: Configs that send a description never sent before on every call -> their twin, which repeats one. The service
+#: remembers recent descriptions (the language guesser's and the phrase matcher's readings), so a repeated one is
+#: not read again; these show what reading a new one costs. Against the baseline, which reads the words every time.
+NEW_TEXT = {"rest-new-text": "rest"}
+BODY_NEW_TEXT = b'{"description":"my door makes a loud bang (%d)"}'
 #: Which stage a function of the request path belongs to, by its qualified name (the first match wins).
 STAGES = [
     ("validate", re.compile(r"pydantic|model_validate|parse_arguments|validate_python")),
@@ -176,7 +183,7 @@ async def with_key(app: Any, headers: list[tuple[bytes, bytes]]) -> list[tuple[b
 
 
 async def drive(config: str, requests: int, profile: Path | None = None) -> None:
-    app_name, path, headers, body = CONFIGS[KEYED.get(config, config)]
+    app_name, path, headers, body = CONFIGS[KEYED.get(config) or NEW_TEXT.get(config) or config]
     app = build(app_name)
     stop = await lifespan(app) if app_name == "service" else None
     if config in KEYED:
@@ -192,8 +199,9 @@ async def drive(config: str, requests: int, profile: Path | None = None) -> None
     profiler = cProfile.Profile() if profile else None
     if profiler:
         profiler.enable()
-    for _ in range(requests):
-        await one_request(app, path, headers, body)
+    bodies = (BODY_NEW_TEXT % n for n in range(requests)) if config in NEW_TEXT else itertools.repeat(body, requests)
+    for sent in bodies:
+        await one_request(app, path, headers, sent)
     if profiler:
         profiler.disable()
         profiler.dump_stats(profile)  # type: ignore[arg-type]
@@ -278,7 +286,7 @@ def main() -> None:
     if args.profile:
         stage_profile(args.profile, args.requests)
         return
-    wanted = args.only.split(",") if args.only else [*(c for c in CONFIGS if c != "baseline"), *KEYED]
+    wanted = args.only.split(",") if args.only else [*(c for c in CONFIGS if c != "baseline"), *KEYED, *NEW_TEXT]
     measure(["baseline", *wanted], args.requests)
 
 
