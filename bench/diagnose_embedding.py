@@ -32,16 +32,20 @@ import resource
 import statistics
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from diagnose_understanding import DATA, REGISTRY, read_items
 
-from garage_tools.access.caller import Caller
 from garage_tools.knowledge.languages import exemplars_of
 from garage_tools.knowledge.loader import Knowledge, Language, load_knowledge
 from garage_tools.knowledge.schemas import SymptomExemplars
 from garage_tools.knowledge.semantic import SemanticMatch, SemanticMatcher
-from garage_tools.registry import ToolContext, dump, invoke
+from garage_tools.registry import dump, invoke
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.tool_context import bench_context
 
 
 def rss_mb() -> float:
@@ -94,7 +98,7 @@ def with_fallback(knowledge: Knowledge, fallbacks: dict[str, Any]) -> None:
 
 async def score(knowledge: Knowledge, which: str) -> dict[str, tuple[int, int, int, int]]:
     """Per language: (symptoms right, symptoms, look-alikes with a symptom, look-alikes)."""
-    context = ToolContext(knowledge=knowledge, caller=Caller.anonymous("bench"), base_url="http://bench")
+    context = bench_context(knowledge)
     found = {}
     for lang in ("en", "es"):
         right = total = wrong = looks = 0

@@ -32,10 +32,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from garage_tools.access.caller import Caller
 from garage_tools.knowledge.loader import load_knowledge
 from garage_tools.registry import ToolContext, dump, invoke
 from garage_tools.tools import build_registry
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.tool_context import bench_context
 
 DATA = Path(__file__).parent / "data" / "diagnose_phrasings.json"
 DEV_DATA = Path(__file__).parent / "data" / "diagnose_phrasings_dev.json"
@@ -53,7 +56,7 @@ REGISTRY = build_registry()
 async def main(data: dict[str, Any], name: str, show_misses: bool) -> int:
     phrasings: list[dict[str, str]] = data["phrasings"]
     negatives: list[dict[str, str]] = data["negatives"]
-    context = ToolContext(knowledge=load_knowledge(), caller=Caller.anonymous("bench"), base_url="http://bench")
+    context = bench_context(load_knowledge())
 
     right = {False: 0, True: 0}
     by_method: Counter[str] = Counter()

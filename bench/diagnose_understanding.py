@@ -30,10 +30,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from garage_tools.access.caller import Caller
 from garage_tools.knowledge.loader import load_knowledge
 from garage_tools.registry import ToolContext, dump, invoke
 from garage_tools.tools import build_registry
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.tool_context import bench_context
 
 DATA = Path(__file__).parent / "data"
 TARGETS = {"en": 0.97, "es": 0.95}
@@ -97,7 +100,7 @@ def fallback_p99(context: ToolContext, texts: list[str]) -> float:
 
 
 async def main(which: str, show_misses: bool, json_out: Path | None) -> int:
-    context = ToolContext(knowledge=load_knowledge(), caller=Caller.anonymous("bench"), base_url="http://bench")
+    context = bench_context(load_knowledge())
     misses: list[str] = []
     rows = [await measure(context, DATA / f"homeowners_{lang}_{which}.json", misses) for lang in ("en", "es")]
     english = read_items(DATA / f"homeowners_en_{which}.json")

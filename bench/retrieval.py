@@ -34,10 +34,14 @@ from pathlib import Path
 
 from garage_tools.access.caller import Caller, Tier
 from garage_tools.knowledge.loader import load_knowledge
-from garage_tools.registry import ToolContext, invoke
+from garage_tools.registry import invoke
 from garage_tools.tools import build_registry
 from garage_tools.tools.retrieval import MAX_TOP_K, lab_index
 from garage_tools.tools.retrieval_quality import TARGET_RECALL_AT_5, evaluate, load_questions
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.tool_context import bench_context
 
 QUESTIONS = Path(__file__).parent / "data" / "lab_questions.json"
 HELD_OUT = Path(__file__).parent / "data" / "lab_questions_holdout.json"
@@ -59,9 +63,7 @@ async def run(args: argparse.Namespace) -> int:
     print(f"index: {len(index)} sections of {len(knowledge.labs)} labs, built in {(built - started) * 1000:.1f} ms")
 
     registry = build_registry()
-    context = ToolContext(
-        knowledge=knowledge, caller=Caller(tier=Tier.PRO, surface="bench", key_id="bench"), base_url="http://bench"
-    )
+    context = bench_context(knowledge, Caller(tier=Tier.PRO, surface="bench", key_id="bench"))
 
     quality = await evaluate(registry, context, questions)
     for asked in quality.asked:

@@ -16,6 +16,7 @@ bench/porter_stemmer.py for this comparison only; run with PYTHONPATH=bench to i
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,9 +26,12 @@ import Stemmer
 from garage_tools.access.caller import Caller, Tier
 from garage_tools.knowledge import lab_index as index_module
 from garage_tools.knowledge.loader import load_knowledge
-from garage_tools.registry import ToolContext
 from garage_tools.tools import build_registry
 from garage_tools.tools.retrieval_quality import evaluate, load_questions
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.tool_context import bench_context
 
 DATA = Path(__file__).parent / "data"
 Stem = Callable[[str], str]
@@ -51,7 +55,7 @@ async def measure(name: str, stem: Stem) -> str:
     index_module.stem = stem  # type: ignore[attr-defined]
     knowledge = load_knowledge()  # a fresh knowledge base: its lab index is built on first use, with `stem`
     caller = Caller(tier=Tier.PRO, surface="bench", key_id="bench")
-    context = ToolContext(knowledge=knowledge, caller=caller, base_url="http://bench")
+    context = bench_context(knowledge, caller)
     registry = build_registry()
     dev = await evaluate(registry, context, load_questions(DATA / "lab_questions.json"))
     held = await evaluate(registry, context, load_questions(DATA / "lab_questions_holdout.json"))
