@@ -225,7 +225,7 @@ class SymptomMatcher:
             origins=origins,
             subject_at=None if named else self._subject_at(out, governing),
             enquiry=not self._enquiry_words.isdisjoint(out),
-            door_named=named or any(self._loose_door_word(out, at) for at in range(len(out))),
+            door_named=named or self._names_a_loose_door_word(out),
         )
 
     def _names_the_door(self, name: str, out: list[str], tokens: list[str], after: int, owned: bool) -> bool:
@@ -302,10 +302,16 @@ class SymptomMatcher:
             if token in self._bystanders:
                 if at + 1 < count and tokens[at + 1] in self._carried_parts:
                     continue
-                if any(self._loose_door_word(tokens, k) for k in range(count)):
+                if self._names_a_loose_door_word(tokens):
                     return None
             return 0 if at in governing else at
         return None
+
+    def _names_a_loose_door_word(self, tokens: list[str]) -> bool:
+        """Whether some door part among `tokens` belongs to no other thing (`_loose_door_word` at any place)."""
+        if self._door_words.isdisjoint(tokens):  # most texts name none, or "door" once: no call for each word
+            return False
+        return any(self._loose_door_word(tokens, at) for at, token in enumerate(tokens) if token in self._door_words)
 
     def _loose_door_word(self, tokens: list[str], at: int) -> bool:
         """Whether tokens[at] is a door part that belongs to no other thing (a thing right before it owns it)."""
@@ -350,7 +356,7 @@ class SymptomMatcher:
                     continue  # "will it rain tomorrow": rain is the seal's only in a story about the door
                 if reading.enquiry and self._faults and self._faults.isdisjoint(pattern.tokens):
                     continue  # "how do I program a new remote" asks about a part, and reports nothing wrong
-                skipped = _skipped_at(tokens, start, rest)
+                skipped = _skipped_at(tokens, start, rest) if rest else 0  # a one-word phrase skips nothing
                 if skipped is None:
                     continue
                 rank = (size, priority, -skipped)
