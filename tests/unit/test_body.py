@@ -24,13 +24,18 @@ async def one_chunk() -> Message:
 async def test_a_body_that_does_not_arrive_in_time_is_a_408() -> None:
     deadlines = BodyDeadlines(resolution=0.05)
     with pytest.raises(RequestTimeout, match=r"0\.1 seconds"):
-        await read_body(stalled, declared_length=None, limit=100, seconds=0.1, deadlines=deadlines)
-    assert await read_body(one_chunk, declared_length="2", limit=100, seconds=0.1, deadlines=deadlines) == b"{}"
+        await read_body(stalled, content_type=None, declared_length=None, limit=100, seconds=0.1, deadlines=deadlines)
+    assert (
+        await read_body(one_chunk, content_type=None, declared_length="2", limit=100, seconds=0.1, deadlines=deadlines)
+        == b"{}"
+    )
 
 
 async def test_a_cancellation_from_elsewhere_is_not_mistaken_for_a_timeout() -> None:
     deadlines = BodyDeadlines(resolution=0.05)
-    task = asyncio.create_task(read_body(stalled, declared_length=None, limit=100, seconds=60, deadlines=deadlines))
+    task = asyncio.create_task(
+        read_body(stalled, content_type=None, declared_length=None, limit=100, seconds=60, deadlines=deadlines)
+    )
 
     async def reading() -> bool:
         return task in deadlines._reads
@@ -43,7 +48,7 @@ async def test_a_cancellation_from_elsewhere_is_not_mistaken_for_a_timeout() -> 
 
 async def test_the_sweep_stops_when_nothing_is_being_read() -> None:
     deadlines = BodyDeadlines(resolution=0.05)
-    await read_body(one_chunk, declared_length=None, limit=100, seconds=1, deadlines=deadlines)
+    await read_body(one_chunk, content_type=None, declared_length=None, limit=100, seconds=1, deadlines=deadlines)
 
     async def stopped() -> bool:  # the sweep scheduled by the read runs once more, finds nothing and stays off
         return deadlines._sweep_handle is None
@@ -56,4 +61,6 @@ async def test_a_declared_length_over_the_limit_is_refused_before_reading() -> N
         raise AssertionError("the body was read")
 
     with pytest.raises(PayloadTooLarge):
-        await read_body(must_not_read, declared_length="101", limit=100, seconds=1, deadlines=BodyDeadlines())
+        await read_body(
+            must_not_read, content_type=None, declared_length="101", limit=100, seconds=1, deadlines=BodyDeadlines()
+        )

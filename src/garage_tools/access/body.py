@@ -1,4 +1,5 @@
-"""Reading a request body with a size bound and a time bound, before anything parses it."""
+"""Reading a request body with a size bound and a time bound, and the text rule (`inputs.py`), before anything
+parses it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from starlette.requests import ClientDisconnect
 from starlette.types import Message, Receive
 
 from garage_tools.errors import PayloadTooLarge, RequestTimeout
+from garage_tools.inputs import check_body
 
 
 class BodyDeadlines:
@@ -50,9 +52,16 @@ class BodyDeadlines:
 
 
 async def read_body(
-    receive: Receive, *, declared_length: str | None, limit: int, seconds: float, deadlines: BodyDeadlines
+    receive: Receive,
+    *,
+    declared_length: str | None,
+    content_type: str | None,
+    limit: int,
+    seconds: float,
+    deadlines: BodyDeadlines,
 ) -> bytes:
-    """The whole body, refusing more than `limit` bytes (unread) or a body slower than `seconds`.
+    """The whole body, refusing more than `limit` bytes (unread), a body slower than `seconds`, or one holding a
+    character the service cannot keep (`inputs.check_body`, read as `content_type` says).
 
     A declared `Content-Length` over the limit is refused before a byte is read; a chunked or
     lying body is refused as soon as the bytes received pass the limit.
@@ -84,7 +93,9 @@ async def read_body(
             raise RequestTimeout(f"The request body did not arrive within {seconds:g} seconds.") from None
         raise
     deadlines.end(task)
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    check_body(body, content_type)
+    return body
 
 
 def replay(body: bytes, receive: Receive) -> Receive:

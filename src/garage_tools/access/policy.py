@@ -5,7 +5,7 @@ surface; the pages use its base URL, client addresses and limits.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
 from starlette.types import Receive, Scope
@@ -30,7 +30,6 @@ from garage_tools.access.ratelimit import Decision, LimitReached, Policy, RateLi
 from garage_tools.access.usage import UsageCounter
 from garage_tools.errors import InvalidKey, RateLimited, ServiceError
 from garage_tools.headers import RequestHeaders
-from garage_tools.inputs import check_body
 from garage_tools.key_format import EXAMPLE
 from garage_tools.values import value
 
@@ -130,18 +129,17 @@ class Access:
             await self.limiter.check(partition, [self.limits.auth_failures])
         return credentials
 
-    async def read_body(self, receive: Receive, headers: RequestHeaders, limit: int) -> bytes:
-        """The request body, refused over `limit` bytes or slower than the body timeout (`access/body.py`),
-        or holding a character the service cannot keep (`inputs.py`)."""
-        body = await read_body(
+    def read_body(self, receive: Receive, headers: RequestHeaders, limit: int) -> Awaitable[bytes]:
+        """The request body, refused over `limit` bytes or slower than the body timeout, or holding a character
+        the service cannot keep (`access/body.py`). The reader's own coroutine: no second one on every call."""
+        return read_body(
             receive,
             declared_length=headers.content_length,
+            content_type=headers.content_type,
             limit=limit,
             seconds=self.body_timeout,
             deadlines=self.body_deadlines,
         )
-        check_body(body, headers.content_type)
-        return body
 
     async def rate_limit(self, caller: Caller, policies: Sequence[Policy]) -> Decision:
         return await self.limiter.check(caller.partition, policies)

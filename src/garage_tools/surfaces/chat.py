@@ -28,7 +28,7 @@ from starlette.types import Receive, Scope, Send
 from garage_tools.access.oauth_resources import RESOURCE_OF_SURFACE
 from garage_tools.errors import FieldProblem, InvalidArguments, NotFound, ServiceError
 from garage_tools.headers import RequestHeaders
-from garage_tools.registry import Registry, dump, invoke
+from garage_tools.registry import Registry, Tool, dump, invoke
 from garage_tools.services import Services
 from garage_tools.surfaces.gate import Admitted, RestGate
 from garage_tools.tools.ask import AskOutput
@@ -81,10 +81,10 @@ class ChatGate(RestGate):
     caller_surface = "chat"
     resource_path = RESOURCE_OF_SURFACE[caller_surface]
 
-    async def _admit(self, scope: Scope, receive: Receive) -> Admitted:
+    async def _admit(self, scope: Scope, receive: Receive, tool: Tool[Any, Any] | None = None) -> Admitted:
         headers = RequestHeaders.of(scope)
         headers.authorization = [value for value in headers.authorization if not _anonymous(value)]
-        return await self.admit_call(scope, receive, self.registry.get(ASK_TOOL))
+        return await super()._admit(scope, receive, tool or self.registry.get(ASK_TOOL))
 
 
 def _anonymous(authorization: str) -> bool:

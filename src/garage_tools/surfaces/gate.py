@@ -138,11 +138,11 @@ class RestGate(Gate):
 
     caller_surface = "rest"  # `Caller.surface`: where a call came in, for leads, logs and OAuth's resources
 
-    async def _admit(self, scope: Scope, receive: Receive) -> Admitted:
-        return await self.admit_call(scope, receive, self.registry.get(scope["path_params"]["tool"]))
-
-    async def admit_call(self, scope: Scope, receive: Receive, tool: Tool[Any, Any]) -> Admitted:
-        """Admit a call of `tool` with a JSON object body (the chat surface admits its `ask` calls here too)."""
+    async def _admit(self, scope: Scope, receive: Receive, tool: Tool[Any, Any] | None = None) -> Admitted:
+        """Admit a call of `tool` with a JSON object body: the tool the path names, unless the chat gate names its
+        `ask` (one coroutine for a REST call's admission, not two)."""
+        if tool is None:
+            tool = self.registry.get(scope["path_params"]["tool"])
         access = self.access
         if scope["method"] != "POST":
             raise MethodNotAllowed(
