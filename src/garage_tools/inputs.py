@@ -39,8 +39,6 @@ _JSON_ESCAPED = re.compile(rb"(?<!\\)(?:\\\\)*\\u00(?:0[0-8bBcCeEfF]|1[0-9a-fA-F
 #: zero-width characters, the byte order mark) and lone surrogates; controls and separators become spaces.
 _DROPPED = frozenset({"Cf", "Cs"})
 _SPACED = frozenset({"Cc", "Zl", "Zp"})
-#: The bytes checks below search with `bytes.find`, not `in`: `sub in data` first tries `sub` as a byte's value
-#: and raises (and clears) a TypeError when it is not one, which costs twice the search (70 ns against 135).
 EARLIEST = date(2000, 1, 1)
 LATEST = date(2100, 12, 31)
 MESSAGE = "The request holds a character the service cannot keep (a NUL or another control character)"
@@ -71,6 +69,8 @@ def check_text(text: str, where: str) -> None:
 
 def check_query(query: bytes) -> None:
     """Refuse a raw query string whose decoded form holds such a character (`%00`, `%1B`, …)."""
+    # `find`, not `in`, here and in `check_body`: `sub in data` first tries `sub` as one byte's value, and raises
+    # and clears a TypeError when it is not one, which doubles the search's cost (135 ns against 70).
     if query.find(b"%") >= 0 and holds_unholdable_bytes(unquote_to_bytes(query)):
         raise InvalidText(f"{MESSAGE} in the query string.")
 
