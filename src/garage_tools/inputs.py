@@ -33,8 +33,9 @@ _UNHOLDABLE_BYTES = re.compile(f"[{REFUSED_CONTROLS}]".encode())
 #: so it is used up to `_SCAN_BY_COPY_UP_TO` bytes (any tool's arguments; not a photo upload).
 _UNHOLDABLE_BYTE_VALUES = bytes(b for b in range(256) if _UNHOLDABLE_BYTES.match(bytes([b])))
 _SCAN_BY_COPY_UP_TO = 64 * 1024
-#: The same characters written as JSON escapes, after an even run of backslashes (an odd run escapes the `\`).
-_JSON_ESCAPED = re.compile(rb"(?<!\\)(?:\\\\)*\\u00(?:0[0-8bBcCeEfF]|1[0-9a-fA-F]|7[fF])")
+#: The same characters written as JSON escapes, after an even run of backslashes (an odd run escapes the `\`):
+#: `\u0000`-style, and the two short escapes that are refused characters, `\b` (backspace) and `\f` (form feed).
+_JSON_ESCAPED = re.compile(rb"(?<!\\)(?:\\\\)*\\(?:u00(?:0[0-8bBcCeEfF]|1[0-9a-fA-F]|7[fF])|[bf])")
 #: Unicode categories `shown` drops: format characters (bidirectional embeddings, overrides and isolates,
 #: zero-width characters, the byte order mark) and lone surrogates; controls and separators become spaces.
 _DROPPED = frozenset({"Cf", "Cs"})
@@ -88,7 +89,7 @@ def check_body(body: bytes, content_type: str | None) -> None:
         raise InvalidText(f"{MESSAGE} in the body.")
     if media == "application/x-www-form-urlencoded":
         check_query(body)
-    elif body.find(b"\\u") >= 0 and _JSON_ESCAPED.search(body) is not None:
+    elif body.find(b"\\") >= 0 and _JSON_ESCAPED.search(body) is not None:
         raise InvalidText(f"{MESSAGE} in the body.")
 
 

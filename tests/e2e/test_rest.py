@@ -71,6 +71,11 @@ def test_challenge_token_is_not_a_tool_argument(api: httpx.Client) -> None:
     assert assert_envelope(too_long, 400, "invalid_arguments")["details"] == [
         {"field": "challengeToken", "message": "must be a string of at most 2048 characters"}
     ]
+    # A control character, in any of JSON's ways of writing it, is refused like one in any other field.
+    for written in ('"a\\fb"', '"\\b"', '"\\u000c"'):
+        body = f'{{"challengeToken": {written}}}'.encode()
+        refused = api.post("/api/v1/getDoorStyles", content=body, headers={"Content-Type": "application/json"})
+        assert_envelope(refused, 400, "invalid_text")
 
 
 def test_valid_key_is_accepted(api: httpx.Client, pro_key: str) -> None:

@@ -24,6 +24,9 @@ FORM = "application/x-www-form-urlencoded"
         (b'{"a": "x\\u007f"}', JSON),
         (b'{"a": "\\\\\\u0000"}', JSON),  # an escaped backslash, then an escaped NUL
         (b'{"a": "x\x7fy"}', JSON),
+        (b'{"a": "x\\fy"}', JSON),  # JSON's short escapes of two refused characters: form feed,
+        (b'{"a": "\\b"}', JSON),  # and backspace
+        (b'{"a": "\\\\\\f"}', JSON),  # an escaped backslash, then an escaped form feed
         (b'{"a": "x\\u0000y"}', None),  # no media type: read as JSON would be
         (b"email=a%00b&csrf=x", FORM),
         (b"email=a%1b&csrf=x", FORM),
@@ -41,6 +44,7 @@ def test_controls_are_refused_raw_or_escaped(body: bytes, media: str | None) -> 
     [
         (b'{"a": "tab\\tline\\nreturn\\r\\u0009\\u000a\\u000D caf\\u00e9 \\ud83d\\ude00"}', JSON),
         (b'{"a": "a literal \\\\u0000 is text"}', JSON),  # `\\u0000`: a backslash, then the letters u0000
+        (b'{"a": "C:\\\\files\\\\backup and \\\\f"}', JSON),  # backslashes, then the letters b and f
         (b"note=100%25&csrf=x&t=a%09b%0D%0A", FORM),
         (b"--b\r\n\x00binary photo bytes", "multipart/form-data; boundary=b"),
     ],
