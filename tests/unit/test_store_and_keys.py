@@ -12,7 +12,13 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
 from garage_tools.access.caller import Tier
-from garage_tools.access.credentials import ANONYMOUS, authenticate, authenticate_token, known_credentials
+from garage_tools.access.credentials import (
+    ANONYMOUS,
+    KnownHeaders,
+    authenticate,
+    authenticate_token,
+    known_credentials,
+)
 from garage_tools.access.keys import KEY_LENGTH, KeyCache, KeyService, checksum, hash_key, new_key, parse_key
 from garage_tools.errors import InvalidKey
 from garage_tools.key_format import PREFIX
@@ -264,3 +270,88 @@ def test_the_key_cache_is_bounded() -> None:
     for n in range(10):
         cache.put(f"id{n}", None)
     assert [cache.get(f"id{n}")[0] for n in range(10)] == [False] * 7 + [True] * 3
+
+
+async def _told(known: KnownHeaders, header: str) -> Tier:
+    """The tier `known` tells for `header`, asking the store when it cannot tell (as the gate does)."""
+    credentials = known.credentials([header])
+    if credentials is None:
+        credentials = await authenticate([header], known.keys)
+    return credentials.tier
+
+
+async def test_a_keyed_callers_header_is_told_again_from_memory(
+    keys: KeyService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fast path of a keyed call: once a header has named an active key the cache holds, the same header is told
+    without being parsed, its key hashed or the cache asked; the key's use is still recorded on every call."""
+    import garage_tools.access.credentials as module
+
+    issued = await keys.issue("dev@example.com")
+    cached = KeyService(keys.repository, KeyCache(ttl=60))
+    known = KnownHeaders(cached)
+    header = f"Bearer {issued.plaintext}"
+    assert await _told(known, header) is Tier.PRO  # from the store
+    first = known.credentials([header])  # from the cache: now kept
+    assert first is not None and first.key_id == issued.record.id
+    parsed: list[list[str]] = []
+
+    def parse(authorization: list[str], *_: object) -> object:
+        parsed.append(authorization)
+        return module.known_credentials(None, cached)
+
+    monkeypatch.setattr(module, "known_header_credentials", parse)
+    used: list[str] = []
+    monkeypatch.setattr(cached, "record_use", lambda record: used.append(record.id))
+    again = known.credentials([header])
+    assert again is first and parsed == [] and used == [issued.record.id]
+    # A header of two, or another header, takes the usual way.
+    assert known.credentials([header, header]) is not None and parsed == [[header, header]]
+    assert known.credentials(["Bearer svc_live_other"]) is not None and len(parsed) == 2
+    await cached.drain()
+
+
+async def test_a_kept_header_ends_with_its_keys_cache_entry(keys: KeyService) -> None:
+    """A key revoked in another process is refused here once the cache's entry of its record expires, whether or
+    not its header was kept."""
+    issued = await keys.issue("dev@example.com")
+    clock = Clock()
+    cached = KeyService(keys.repository, KeyCache(ttl=5, clock=clock))
+    known = KnownHeaders(cached)
+    header = f"Bearer {issued.plaintext}"
+    assert await _told(known, header) is Tier.PRO
+    assert await _told(known, header) is Tier.PRO  # kept
+    await keys.repository.revoke(issued.record.id)  # elsewhere: this process is not told
+    clock.now += 4.9
+    assert await _told(known, header) is Tier.PRO  # still trusted, as the cache trusts it
+    clock.now += 0.2
+    assert await _told(known, header) is Tier.PUBLIC  # the entry expired: the store says revoked
+    await cached.drain()
+
+
+async def test_a_revocation_or_a_new_plan_here_forgets_the_kept_headers_at_once(keys: KeyService) -> None:
+    issued, other = await keys.issue("dev@example.com"), await keys.issue("dev@example.com")
+    cached = KeyService(keys.repository, KeyCache(ttl=60))
+    known = KnownHeaders(cached)
+    header, other_header = f"Bearer {issued.plaintext}", f"Bearer {other.plaintext}"
+    for _ in range(2):
+        assert await _told(known, header) is Tier.PRO and await _told(known, other_header) is Tier.PRO
+    await cached.set_plan(other.record.id, "partner")
+    told = known.credentials([other_header]) or await authenticate([other_header], cached)
+    assert told.plan == "partner"
+    await cached.revoke(issued.record.id)
+    assert await _told(known, header) is Tier.PUBLIC
+    assert await _told(known, header) is Tier.PUBLIC  # a revoked key is never kept
+    await cached.drain()
+
+
+async def test_the_kept_headers_are_bounded(keys: KeyService, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(KnownHeaders, "MAX_REMEMBERED", 2)
+    cached = KeyService(keys.repository, KeyCache(ttl=60))
+    known = KnownHeaders(cached)
+    for _ in range(3):
+        issued = await keys.issue("dev@example.com")
+        header = f"Bearer {issued.plaintext}"
+        assert await _told(known, header) is Tier.PRO and await _told(known, header) is Tier.PRO
+        assert len(known._seen) <= 2
+    await cached.drain()

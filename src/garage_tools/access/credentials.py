@@ -77,6 +77,56 @@ def known_credentials(token: str | None, keys: KeyService, apps: OAuthService | 
     return _key_credentials(token, record) if answered else None
 
 
+class KnownHeaders:
+    """The credentials of the `Authorization` headers of recent keyed calls, told again with one look-up.
+
+    Telling a cached key took some 25 Python calls: reading the header, the key's hash (remembered), the cache and
+    its clock, and a new `Credentials`. They made a keyed call about a tenth dearer than an anonymous one. An active
+    API key's header is kept here with its credentials for as long as the key cache trusts the key's record, and no
+    longer:
+    - a revocation or a new plan made through this process makes the cache forget, and that forgets every header
+      kept here at once (`KeyCache.generation`);
+    - one made in another process reaches this one when the record's cache entry expires, as before.
+    Every call told here still records its key's use. OAuth access tokens are not kept (they take the usual way).
+    Bounded: cleared when full, as the other caches of recent requests are.
+    """
+
+    MAX_REMEMBERED = 4096
+
+    def __init__(self, keys: KeyService, apps: OAuthService | None = None) -> None:
+        self.keys = keys
+        self.apps = apps
+        #: header value -> (trusted until, on the key cache's clock; the cache's generation then; credentials; record)
+        self._seen: dict[str, tuple[float, int, Credentials, KeyRecord]] = {}
+
+    def credentials(self, authorization: list[str]) -> Credentials | None:
+        """`known_header_credentials` of `authorization`: from memory when its one header is a key told lately."""
+        if len(authorization) == 1:
+            seen = self._seen.get(authorization[0])
+            if seen is not None:
+                until, generation, credentials, record = seen
+                cache = self.keys.cache
+                if generation == cache.generation and cache.clock() < until:
+                    self.keys.record_use(record)
+                    return credentials
+                del self._seen[authorization[0]]
+        known = known_header_credentials(authorization, self.keys, self.apps)
+        if known is not None and known.key_id is not None and known.only_on is None and len(authorization) == 1:
+            self._remember(authorization[0], known)
+        return known
+
+    def _remember(self, header: str, credentials: Credentials) -> None:
+        """Keep the credentials of a header that named an active API key, as long as the cache trusts the key."""
+        token = bearer_token(header)
+        trusted = self.keys.trusted(token) if token else None
+        if trusted is None:
+            return
+        if len(self._seen) >= self.MAX_REMEMBERED:
+            self._seen.clear()
+        until, record = trusted
+        self._seen[header] = (until, self.keys.cache.generation, credentials, record)
+
+
 async def authenticate_token(token: str | None, keys: KeyService, apps: OAuthService | None = None) -> Credentials:
     """The credentials of the one `Authorization` header's token, as `bearer_token` read it (None: no header)."""
     known = known_credentials(token, keys, apps)

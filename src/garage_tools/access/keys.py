@@ -109,6 +109,9 @@ class KeyCache(Generic[R]):
         self.ttl = ttl
         self.size = size
         self.clock = clock
+        #: Counts the records forgotten (a revocation, a new plan, a new key): whatever was told from this cache
+        #: before, and kept elsewhere (`credentials.KnownHeaders`), is stale once it moves.
+        self.generation = 0
         self._entries: OrderedDict[str, tuple[float, R | None]] = OrderedDict()
 
     def get(self, key_hash: str) -> tuple[bool, R | None]:
@@ -117,6 +120,11 @@ class KeyCache(Generic[R]):
         if entry is None or entry[0] <= self.clock():
             return False, None
         return True, entry[1]
+
+    def expires(self, key_hash: str) -> float | None:
+        """When the live entry of `key_hash` expires, on `clock`; None when there is none."""
+        entry = self._entries.get(key_hash)
+        return entry[0] if entry is not None and entry[0] > self.clock() else None
 
     def put(self, key_hash: str, record: R | None) -> None:
         if self.ttl <= 0:
@@ -128,6 +136,7 @@ class KeyCache(Generic[R]):
 
     def forget(self, key_id: str) -> None:
         """Drop the cached records with id `key_id` (a revocation is rare: a scan is fine)."""
+        self.generation += 1
         for key_hash in [h for h, (_, record) in self._entries.items() if record is not None and record.id == key_id]:
             del self._entries[key_hash]
 
@@ -205,8 +214,18 @@ class KeyService:
         """`record` if its key is active (its use recorded), else None."""
         if not record.active:
             return None
-        self._touch_later(record)
+        self.record_use(record)
         return record
+
+    def trusted(self, token: str) -> tuple[float, KeyRecord] | None:
+        """The record of the active key `token`, with when (on the cache's clock) the cache stops trusting it;
+        None when the cache holds no active key for `token`."""
+        if len(token) != KEY_LENGTH:
+            return None
+        key_hash = self._hash(token)
+        found, record = self.cache.get(key_hash)
+        until = self.cache.expires(key_hash)
+        return (until, record) if found and record is not None and record.active and until is not None else None
 
     def _hash(self, token: str) -> str:
         """`hash_key(token)`, once for a call's cache look-up (`cached`) and a verification that must ask the store:
@@ -219,8 +238,9 @@ class KeyService:
         self._last_hashed = (token, key_hash)
         return key_hash
 
-    def _touch_later(self, record: KeyRecord) -> None:
-        """Record the use in the background, at most once per LAST_USED_RESOLUTION per process."""
+    def record_use(self, record: KeyRecord) -> None:
+        """Record a use of the active key `record` in the background, at most once per LAST_USED_RESOLUTION per
+        process (every call told its key asks this)."""
         now = time.monotonic()
         if now - self._touched.get(record.id, -math.inf) < _TOUCH_EVERY_SECONDS:
             return

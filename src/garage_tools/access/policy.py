@@ -17,9 +17,9 @@ from garage_tools.access.client_ip import ClientAddressResolver, rate_limit_part
 from garage_tools.access.credentials import (
     ANONYMOUS,
     Credentials,
+    KnownHeaders,
     authenticate_token,
     bearer_token,
-    known_header_credentials,
 )
 from garage_tools.access.keys import KeyService
 from garage_tools.access.limits import Limits, Per
@@ -73,6 +73,7 @@ class Access:
         self.body_timeout = body_timeout
         self.usage = usage
         self.body_deadlines = BodyDeadlines()
+        self.known_headers = KnownHeaders(keys, apps)
 
     def client_ip(self, scope: Scope) -> str | None:
         """The address the request came from (through trusted proxies only)."""
@@ -83,7 +84,7 @@ class Access:
         ip = self.addresses.resolve(scope, headers)
         partition = rate_limit_partition(ip)
         authorization = headers.authorization
-        credentials = known_header_credentials(authorization, self.keys, self.apps) if authorization else ANONYMOUS
+        credentials = self.known_headers.credentials(authorization) if authorization else ANONYMOUS
         if credentials is None:  # a well-formed key or token the caches do not hold: the store must tell
             credentials = await self._looked_up(bearer_token(authorization[0]) or "", partition)
         if credentials.only_on is not None and RESOURCE_OF_SURFACE.get(surface) != credentials.only_on:
