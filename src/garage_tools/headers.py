@@ -44,9 +44,14 @@ _READ: dict[bytes, tuple[int, str]] = {
 }
 
 
-@dataclass(slots=True)
+@dataclass
 class RequestHeaders:
-    """Header values as latin-1 text, trimmed of surrounding whitespace (RFC 9110 5.5)."""
+    """Header values as latin-1 text, trimmed of surrounding whitespace (RFC 9110 5.5).
+
+    No `__slots__`: `read` makes each request's copy without `__init__`, so the fields that keep a plain default read
+    it from the class until a header sets them. That took a third off reading a tool call's few headers: `__init__`
+    assigned all twenty of them.
+    """
 
     authorization: list[str] = field(default_factory=list)
     content_type: str | None = None
@@ -80,7 +85,9 @@ class RequestHeaders:
     @classmethod
     def read(cls, scope: Scope) -> RequestHeaders:
         """Read the headers of `scope` afresh (`of` reads them once per request)."""
-        headers = cls()
+        headers = cls.__new__(cls)
+        # The fields made by a factory, each its own (the others read the class's defaults; see the class).
+        headers.authorization, headers.forwarded, headers.x_forwarded_for, headers.mcp = [], [], [], {}
         for raw_name, raw_value in scope["headers"]:
             how = _READ.get(raw_name)
             if how is None:

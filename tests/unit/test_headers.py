@@ -99,6 +99,20 @@ def test_the_first_reader_keeps_them_for_the_rest() -> None:
     assert (headers.host, headers.request_id, headers.untrimmed) == ("example.com", "a", True)
 
 
+def test_a_request_without_headers_reads_as_the_defaults_and_no_two_requests_share_a_list() -> None:
+    """`read` makes its copy without `__init__`: every field still has its default, and the ones made by a factory
+    are each request's own (a new factory field left out of `read` fails here)."""
+    first, second = RequestHeaders.read({"headers": []}), RequestHeaders.read({"headers": []})
+    assert first == RequestHeaders() == second
+    first.authorization.append("Bearer a")
+    first.mcp["mcp-name"] = ["diagnose"]
+    first.forwarded.append("for=192.0.2.1")
+    first.x_forwarded_for.append("192.0.2.1")
+    assert second == RequestHeaders() and RequestHeaders.read({"headers": []}) == RequestHeaders()
+    two = RequestHeaders.read({"headers": [(b"authorization", b"Bearer a"), (b"authorization", b"Bearer b")]})
+    assert two.authorization == ["Bearer a", "Bearer b"] and RequestHeaders().authorization == []
+
+
 def test_mcp_headers_are_kept_by_name_known_or_not_and_a_repeated_one_has_no_single_value() -> None:
     read = RequestHeaders.read(
         {
