@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.instructions import CONFIGS, KEYED, RAISED_LIMITS, build, lifespan, one_request, with_key
+from bench.instructions import CONFIGS, KEYED, RAISED_LIMITS, TWINS, build, lifespan, one_request, with_key
 
 BLOCK = 1000
 DEFAULT = ["rest", "mcp-2026", "mcp-2025", "rest-keyed"]
@@ -66,7 +66,7 @@ def main() -> None:
     names = args.only.split(",") if args.only else DEFAULT
     best = asyncio.run(measure(names, args.blocks))
     for name, micros in best.items():
-        against = KEYED.get(name, "baseline")
+        against = TWINS.get(name, "baseline")
         ratio = "" if name == "baseline" else f"  {best[against] / micros:.3f}x the {against}'s throughput"
         print(f"{name:12s} {micros:6.1f} µs of CPU a request{ratio}")
 

@@ -121,21 +121,25 @@ def test_a_get_of_a_tool_takes_the_router_where_a_browser_gets_a_page() -> None:
     assert rest.seen == []
 
 
-class CountingOuter:
-    """An outer layer (as compression is) that counts the requests it saw and leaves what compression leaves."""
-
-    leaves_alone = staticmethod(Compression.leaves_alone)
+class CountingOuter(Compression):
+    """Compression that counts the requests that crossed it whole and the answers it took in hand."""
 
     def __init__(self, app: Any) -> None:
-        self.app = app
+        super().__init__(app)
         self.calls = 0
+        self.answers = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         self.calls += 1
-        await self.app(scope, receive, send)
+        await super().__call__(scope, receive, send)
+
+    def sender(self, scope: Scope, send: Send) -> Send:
+        chosen = super().sender(scope, send)
+        self.answers += chosen is not send
+        return chosen
 
 
-def test_a_tool_call_skips_the_outer_layer_only_when_that_layer_would_leave_it_alone() -> None:
+def test_a_tool_call_goes_straight_to_its_gate_and_the_outer_layer_takes_only_an_answer_it_may_change() -> None:
     rest, mcp = Recorder("rest"), Recorder("mcp")
     app = service(rest, mcp)
     outer: list[CountingOuter] = []
@@ -143,8 +147,10 @@ def test_a_tool_call_skips_the_outer_layer_only_when_that_layer_would_leave_it_a
     client = TestClient(app)
     assert client.post("/api/v1/diagnose", json={}, headers={"Accept-Encoding": "identity"}).status_code == 200
     assert client.post("/mcp", json={}, headers={"Accept-Encoding": "identity"}).status_code == 200
-    assert outer[0].calls == 0  # the fast path: straight to the gates' edges
-    assert client.post("/api/v1/diagnose", json={}, headers={"Accept-Encoding": "gzip"}).status_code == 200
+    assert (outer[0].calls, outer[0].answers) == (0, 0)  # the fast path: straight to the gates' edges, untouched
+    gzip = client.post("/api/v1/diagnose", json={}, headers={"Accept-Encoding": "gzip"})
+    assert gzip.status_code == 200 and gzip.headers["vary"] == "Accept-Encoding"  # the layer's, on the answer
+    assert (outer[0].calls, outer[0].answers) == (0, 1)  # the call itself did not cross the layer
     assert client.get("/developers", headers={"Accept-Encoding": "identity"}).text == "router"
-    assert outer[0].calls == 2
+    assert (outer[0].calls, outer[0].answers) == (1, 2)  # a page crosses it whole (Vary: it may be cached)
     assert len(rest.seen) == 2 and len(mcp.seen) == 1

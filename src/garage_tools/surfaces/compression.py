@@ -114,19 +114,18 @@ class Compression:
         self._kept: OrderedDict[tuple[str, bytes, Coding], bytes] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.leaves_alone(scope):
-            await self.app(scope, receive, send)
-            return
-        coding = choose_coding(RequestHeaders.of(scope).accept_encoding)
-        await self.app(scope, receive, _Responder(self, coding, scope["path"], send).send)
+        await self.app(scope, receive, self.sender(scope, send))
 
-    @staticmethod
-    def leaves_alone(scope: Scope) -> bool:
-        """Whether the answer goes on untouched: not HTTP, a HEAD, or a POST from a client that accepts no coding
-        (nothing to compress, and no cache to tell with `Vary`). The front door asks, to skip this layer."""
+    def sender(self, scope: Scope, send: Send) -> Send:
+        """What the answer to `scope` is sent through: `send` itself when it goes on untouched (not HTTP, a HEAD,
+        or a POST from a client that accepts no coding: nothing to compress, and no cache to tell with `Vary`),
+        else this layer's. The front door hands a tool call's gate this, and no other layer of its own."""
         if scope["type"] != "http" or scope["method"] == "HEAD":
-            return True
-        return scope["method"] == "POST" and choose_coding(RequestHeaders.of(scope).accept_encoding) is None
+            return send
+        coding = choose_coding(RequestHeaders.of(scope).accept_encoding)
+        if coding is None and scope["method"] == "POST":
+            return send
+        return _Responder(self, coding, scope["path"], send).send
 
     async def kept_form(self, path: str, etag: bytes, coding: Coding, body: bytes) -> bytes:
         """The compressed form of an answer with a strong ETag, made once and kept (by path and ETag: a
@@ -177,7 +176,7 @@ class _Responder:
         raw: list[tuple[bytes, bytes]] = start.get("headers", [])
         media = encoding = cache = vary = length = b""
         for name, value in raw:
-            slot = _READ.get(name.lower())
+            slot = _READ.get(name)  # ASGI's header names are lower-case
             if slot == 0:
                 media = value.lower()
             elif slot == 1:

@@ -7,7 +7,8 @@ here by their exact paths and handed to their gates' edges (`edge.py`), which ap
 request id and last-resort error envelope the app's middleware applies to every other route. Anything
 else, including the lifespan, a GET of a tool's path (a browser gets a page about the tool) and odd
 shapes of those paths (a trailing slash, a root path), takes the ordinary route. The outer layer
-(compression) sees a tool call only when it would change the answer (`Outer.leaves_alone`).
+(compression) sees a tool call's answer only when it would change it (`Outer.sender`), and the call is not
+dispatched a second time inside it.
 
 A path that differs from a route only by its trailing slash is redirected here too, not by Starlette's
 router: Starlette writes the request's `Host` into `Location`, so any client could make the service send
@@ -74,11 +75,12 @@ async def _answering_failures(app: ASGIApp, scope: Scope, receive: Receive, send
 
 
 class Outer(Protocol):
-    """A layer around both ways in (compression), which says which requests it would pass on untouched."""
+    """A layer around both ways in (compression) that only acts on the answer: what it sends the answer through
+    (`send` itself when it would leave the answer alone)."""
 
     def __call__(self, scope: Scope, receive: Receive, send: Send) -> Any: ...
 
-    def leaves_alone(self, scope: Scope) -> bool: ...
+    def sender(self, scope: Scope, send: Send) -> Send: ...
 
 
 class Service(Starlette):
@@ -124,17 +126,14 @@ class Service(Starlette):
                 await send_error(refused, send)
                 return
             target = self._tool_call_target(scope)
-            if target is not None and (self._outer is None or self._outer.leaves_alone(scope)):
-                await target(scope, receive, send)
+            if target is not None:
+                await target(scope, receive, send if self._outer is None else self._outer.sender(scope, send))
                 return
         await self._entry(scope, receive, send)
 
     async def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
-        target = self._tool_call_target(scope) if scope["type"] == "http" else None
-        if target is None:
-            await super().__call__(scope, receive, send)
-            return
-        await target(scope, receive, send)
+        """Starlette's middleware and router: all but the tool calls, which `__call__` sent to their gates."""
+        await super().__call__(scope, receive, send)
 
     def _tool_call_target(self, scope: Scope) -> Any:
         if scope.get("root_path"):
