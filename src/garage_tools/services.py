@@ -100,7 +100,7 @@ class Services:
         """The context a handler runs with: built here, the one place, for every surface and the CLI.
         `accept_language` is the request's header: the language it prefers is a hint for tools that answer in
         words (languages.py reads it, as the pages do)."""
-        preferred = from_accept_language(accept_language)
+        preferred = from_accept_language(accept_language) if accept_language else None  # most calls send none
         return ToolContext(
             knowledge=self.knowledge,
             caller=caller,

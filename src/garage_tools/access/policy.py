@@ -190,7 +190,7 @@ class Access:
 
     def needs_challenge(self, caller: Caller) -> bool:
         """A browser caller without a key, while the challenge is on (its origin is checked next)."""
-        return self.challenge.enabled and caller.origin is not None and not caller.has_bearer
+        return caller.origin is not None and self.challenge.enabled and not caller.has_bearer  # most have none
 
     def challenges(self, origin: str | None, base_url: str) -> bool:
         """Whether a page at `origin` calling without a key must pass the browser challenge: the challenge is

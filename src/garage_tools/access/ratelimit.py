@@ -182,8 +182,10 @@ class Decision:
         if not self.allowed:
             return [(name.lower().encode(), value.encode()) for name, value in self.header_fields().items()]
         layout = self.layout
+        held = self.reservation
+        counts = self.counts if held is None else self._counts_now()  # most calls hold no reservation
         numbers: list[int] = []
-        for limit, (count, reset) in zip(layout.limits, self._counts_now(), strict=True):
+        for limit, (count, reset) in zip(layout.limits, counts, strict=True):
             numbers.append(limit - count)  # an allowed call fits every window: never below 0
             numbers.append(reset)
         return [(b"ratelimit-policy", layout.policy_field), (b"ratelimit", layout.state_template % tuple(numbers))]

@@ -71,12 +71,15 @@ def new_request_id() -> str:
     return _random_bits(128).to_bytes(16, "big").hex()
 
 
-def begin_request(scope: Scope) -> RequestRecord:
-    """Start the record of an HTTP request: its id from `X-Request-Id` when sane, else a new one.
+def begin_request(scope: Scope, headers: RequestHeaders | None = None) -> RequestRecord:
+    """Start the record of an HTTP request: its id from `X-Request-Id` when sane, else a new one. `headers`: the
+    request's, when the caller has them in hand.
 
     The record is also kept in the scope, so an inner layer can tell that an outer one began it.
     """
-    record = RequestRecord(accepted_request_id(RequestHeaders.of(scope).request_id) or new_request_id())
+    sent = (headers or RequestHeaders.of(scope)).request_id
+    accepted = accepted_request_id(sent) if sent is not None else None  # most requests send none
+    record = RequestRecord(accepted or new_request_id())
     scope[SCOPE_KEY] = record
     _current.set(record)
     return record

@@ -53,7 +53,7 @@ class ToolCallEdge:
         if headers.origin is not None and self.cors.is_preflight(scope, headers):
             await self.cors.answer_preflight(send)
             return
-        record = begin_request(scope)
+        record = begin_request(scope, headers)
         if self.tool_param is not None:
             record.tool = scope["path_params"][self.tool_param]
         echoed = (HEADER, record.id.encode("latin-1"))

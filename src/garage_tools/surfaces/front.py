@@ -125,7 +125,19 @@ class Service(Starlette):
             except InvalidText as refused:
                 await send_error(refused, send)
                 return
-            target = self._tool_call_target(scope)
+            # A tool call's gate, found here without a call of its own (every tool call passes). A root path takes
+            # the ordinary route, and a GET the router: a browser gets a page about the tool there, anyone else
+            # this gate's 405.
+            target = None
+            if not scope.get("root_path"):
+                path: str = scope["path"]
+                target = self._mcp.get(path)
+                rest = self._rest
+                if target is None and rest is not None and scope["method"] != "GET" and path.startswith(REST_PREFIX):
+                    tool = path[len(REST_PREFIX) :]
+                    if tool and "/" not in tool:
+                        scope["path_params"] = {"tool": tool}
+                        target = rest
             if target is not None:
                 await target(scope, receive, send if self._outer is None else self._outer.sender(scope, send))
                 return
@@ -134,19 +146,6 @@ class Service(Starlette):
     async def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Starlette's middleware and router: all but the tool calls, which `__call__` sent to their gates."""
         await super().__call__(scope, receive, send)
-
-    def _tool_call_target(self, scope: Scope) -> Any:
-        if scope.get("root_path"):
-            return None
-        path: str = scope["path"]
-        target = self._mcp.get(path)
-        # A GET takes the router: a browser gets a page about the tool there, anyone else this gate's 405.
-        if target is None and self._rest is not None and scope["method"] != "GET" and path.startswith(REST_PREFIX):
-            tool = path[len(REST_PREFIX) :]
-            if tool and "/" not in tool:
-                scope["path_params"] = {"tool": tool}
-                target = self._rest
-        return target
 
     async def _slash_redirect_or_not_found(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Redirect to the same path with or without its trailing slash when that is a route; else 404."""
