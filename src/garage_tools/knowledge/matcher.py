@@ -53,6 +53,11 @@ class Pattern:
         return (len(self.tokens), self.symptom.priority)
 
 
+#: A phrase as the matcher tries it: (rank, pattern, the words after its first, whether it needs the door named,
+#: whether it names no fault).
+_Entry = tuple[tuple[int, int], Pattern, tuple[str, ...], bool, bool]
+
+
 @dataclass(frozen=True, slots=True)
 class Reading:
     """A description as the matchers see it: canonical words, and what it is about."""
@@ -139,11 +144,16 @@ class SymptomMatcher:
                 patterns.append(Pattern(symptom, phrase, tokens))
         self._patterns = patterns
         self._phrase_words = frozenset(token for pattern in patterns for token in pattern.tokens)
-        # First word -> (rank, pattern, remaining words), best-ranked first.
-        self._by_first: dict[str, list[tuple[tuple[int, int], Pattern, tuple[str, ...]]]] = {}
+        # First word -> (rank, pattern, remaining words, its two tests below worked out once), best-ranked first.
+        self._by_first: dict[str, list[_Entry]] = {}
         for pattern in sorted(patterns, key=lambda p: p.rank, reverse=True):
-            entry = (pattern.rank, pattern, pattern.tokens[1:])
-            self._by_first.setdefault(pattern.tokens[0], []).append(entry)
+            tokens = pattern.tokens
+            # A one-word phrase of a word that tells a symptom only in a story about the door (`doorContextWords`).
+            needs_door = len(tokens) == 1 and tokens[0] in self._door_context
+            # A phrase that says nothing is wrong (no `faultWords`): no symptom of an enquiry.
+            no_fault = bool(self._faults) and self._faults.isdisjoint(tokens)
+            entry = (pattern.rank, pattern, tokens[1:], needs_door, no_fault)
+            self._by_first.setdefault(tokens[0], []).append(entry)
 
         # Typo correction: every word the tree knows, mapped to its canonical form. Words of other subjects
         # and enquiries are known words, never corrected, but no typo is corrected into one either: "changes"
@@ -348,15 +358,26 @@ class SymptomMatcher:
         noise). A symptom whose words lie inside another's match is none of its own ("loud" in "loud bang")."""
         reading = self.read(text)
         tokens = reading.tokens
+        door_named, enquiry = reading.door_named, reading.enquiry
+        # Where each word stands: most phrases that start with a word of the text fail at their second word, which
+        # the text does not hold; this tells them without a look through the words after the first.
+        places: dict[str, list[int]] = {}
+        for at, token in enumerate(tokens):
+            places.setdefault(token, []).append(at)
         # Per symptom: ((words matched, priority, minus words skipped), pattern, first, last token).
         best: dict[str, tuple[tuple[int, int, int], Pattern, int, int]] = {}
         for start, token in enumerate(tokens):
-            for (size, priority), pattern, rest in self._by_first.get(token, ()):
-                if size == 1 and token in self._door_context and not reading.door_named:
+            for (size, priority), pattern, rest, needs_door, no_fault in self._by_first.get(token, ()):
+                if needs_door and not door_named:
                     continue  # "will it rain tomorrow": rain is the seal's only in a story about the door
-                if reading.enquiry and self._faults and self._faults.isdisjoint(pattern.tokens):
+                if enquiry and no_fault:
                     continue  # "how do I program a new remote" asks about a part, and reports nothing wrong
-                skipped = _skipped_at(tokens, start, rest) if rest else 0  # a one-word phrase skips nothing
+                if not rest:
+                    skipped: int | None = 0  # a one-word phrase skips nothing
+                elif rest[0] not in places:
+                    continue
+                else:
+                    skipped = _skipped_at(tokens, places, start, rest)
                 if skipped is None:
                     continue
                 rank = (size, priority, -skipped)
@@ -404,20 +425,25 @@ def _follows(tokens: list[str], start: int, words: frozenset[str]) -> bool:
     return not words.isdisjoint(tokens[max(0, start - _REACH) : start])
 
 
-def _skipped_at(tokens: list[str], start: int, rest: tuple[str, ...]) -> int | None:
+def _skipped_at(tokens: list[str], places: dict[str, list[int]], start: int, rest: tuple[str, ...]) -> int | None:
     """How many words are skipped when `rest` follows tokens[start] in order, each within MAX_GAP words of
-    the previous and no direction skipped (None when it does not follow)."""
+    the previous and no direction skipped (None when it does not follow). `places`: where each word of `tokens`
+    stands, in order."""
     position = start
     skipped = 0
     for word in rest:
-        window = tokens[position + 1 : position + MAX_GAP + 2]
-        if word not in window:
+        after = -1  # the word's first place after `position`, if it is near enough
+        for at in places.get(word, ()):
+            if at > position:
+                after = at if at <= position + MAX_GAP + 1 else -1
+                break
+        if after < 0:
             return None
-        gap = window.index(word)
-        if gap and not DIRECTIONS.isdisjoint(window[:gap]):
+        gap = after - position - 1
+        if gap and not DIRECTIONS.isdisjoint(tokens[position + 1 : after]):
             return None  # "won't [go down, stays] open": the negation belongs to the direction skipped
         skipped += gap
-        position += 1 + gap
+        position = after
     return skipped
 
 

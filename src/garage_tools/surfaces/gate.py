@@ -195,13 +195,14 @@ class McpGate(Gate):
                 headers={"Allow": "POST"},
             )
         headers = RequestHeaders.of(scope)
-        scope = trimmed_scope(scope, headers)
+        if headers.untrimmed:  # rare: no call for the rest
+            scope = trimmed_scope(scope, headers)
         if not access.origins.mcp_host_allowed(headers.host):
             raise HostNotAllowed(
                 f"This server does not answer to the host {headers.host!r}. Operators: add it to "
                 "GARAGE_TOOLS_ALLOWED_HOSTS or set GARAGE_TOOLS_PUBLIC_BASE_URL."
             )
-        if not access.origins.mcp_origin_allowed(headers.origin):
+        if headers.origin is not None and not access.origins.mcp_origin_allowed(headers.origin):  # a browser's
             raise OriginNotAllowed(
                 f"Browser pages from {headers.origin} may not call MCP here. Call the REST API "
                 "(POST /api/v1/<tool>) from a browser, or ask the operator to admit the origin."
@@ -216,7 +217,8 @@ class McpGate(Gate):
                 )
         if headers.content_type is None or not is_json_media_type(headers.content_type):
             raise UnsupportedMediaType("Send MCP messages as JSON with 'Content-Type: application/json'.")
-        named = self.registry.find(headers.mcp_header("mcp-name") or "")
+        name = headers.mcp_header("mcp-name")  # 2026-07-28 names the tool in a header; earlier revisions do not
+        named = self.registry.find(name) if name else None
         limit = named.max_body_bytes + MCP_ENVELOPE_BYTES if named is not None else self.body_limit
         body = await access.read_body(receive, headers, limit)
         request = Admitted(
