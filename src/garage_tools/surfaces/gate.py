@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
-from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from starlette.requests import ClientDisconnect
 from starlette.types import Receive, Scope, Send
 
@@ -258,12 +257,6 @@ class McpGate(Gate):
         except ServiceError as refused:
             request.denial = refused
         return request
-
-
-def unsupported_protocol_version(headers: RequestHeaders) -> str | None:
-    """The `MCP-Protocol-Version` value when it names no revision this server knows."""
-    version = headers.mcp_header("mcp-protocol-version")
-    return version if version is not None and version not in KNOWN_PROTOCOL_VERSIONS else None
 
 
 def _tool_call_name(message: Any) -> str | None:

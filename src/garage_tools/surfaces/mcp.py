@@ -21,7 +21,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.inbound import ERROR_CODE_HTTP_STATUS, unsupported_protocol_version_rejection
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, KNOWN_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Send
@@ -31,7 +31,7 @@ from garage_tools.access.body import replay
 from garage_tools.access.caller import Tier
 from garage_tools.registry import Registry
 from garage_tools.services import Services
-from garage_tools.surfaces.gate import Admitted, unsupported_protocol_version
+from garage_tools.surfaces.gate import Admitted
 from garage_tools.surfaces.jsonrpc import INVALID_REQUEST
 from garage_tools.surfaces.mcp_apps import EXTENSION_ID, SETTINGS, Views
 from garage_tools.surfaces.mcp_elicit import ask_or_answer, can_elicit, missing_questions
@@ -155,7 +155,9 @@ class McpSurface:
 
     async def __call__(self, request: Admitted, send: Send) -> None:
         request_id = request.message.get("id") if isinstance(request.message, dict) else None
-        if (version := unsupported_protocol_version(request.headers)) is not None:
+        # The revision a request names (None: no header, or two), read once for this check and the fast path's.
+        version = request.headers.mcp_header("mcp-protocol-version")
+        if version is not None and version not in KNOWN_PROTOCOL_VERSIONS:
             # The SDK would answer this with a complaint about `params._meta`; same code and data, clearer words.
             rejection = unsupported_protocol_version_rejection(version)
             assert rejection is not None
@@ -175,7 +177,7 @@ class McpSurface:
             # A handshake or listing over the protocol guard's limit (tool calls answer as tool errors).
             await send_json(send, 200, refusal(request_id, request.denial), request.answer_headers())
             return
-        if self.fast is not None and (plain := plain_message(request)) is not None:
+        if self.fast is not None and (plain := plain_message(request, version)) is not None:
             await self.fast(request, plain, send)
             return
         request.scope[_ADMITTED] = request

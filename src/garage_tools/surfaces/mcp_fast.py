@@ -55,8 +55,9 @@ class PlainMessage:
     arguments: dict[str, Any]
 
 
-def plain_message(request: Admitted) -> PlainMessage | None:
-    """The request as a `PlainMessage` when it has exactly a plain shape, else None (the SDK answers)."""
+def plain_message(request: Admitted, version: str | None) -> PlainMessage | None:
+    """The request as a `PlainMessage` when it has exactly a plain shape, else None (the SDK answers). `version`: its
+    one `MCP-Protocol-Version` header (None: none, or more than one)."""
     headers = request.headers
     if headers.mcp_param or not _sdk_accepts_json(headers.accept) or not _sdk_json_body(headers.content_type):
         return None
@@ -71,9 +72,9 @@ def plain_message(request: Admitted) -> PlainMessage | None:
         or not isinstance(params, dict)
     ):
         return None
-    if headers.mcp_header("mcp-protocol-version") == REVISION:
+    if version == REVISION:
         return _per_request_call(request, request_id, method, params)
-    return _handshake_revision_message(request, request_id, method, params)
+    return _handshake_revision_message(request, version, request_id, method, params)
 
 
 @lru_cache(maxsize=256)  # clients send a handful of distinct values; the cache is bounded for the rest
@@ -141,14 +142,11 @@ def _plain_meta(meta: Any) -> bool:
 
 
 def _handshake_revision_message(
-    request: Admitted, request_id: str | int, method: str, params: dict[str, Any]
+    request: Admitted, revision: str | None, request_id: str | int, method: str, params: dict[str, Any]
 ) -> PlainMessage | None:
     """A bare `tools/call` or `tools/list` after the handshake: one version header, no other routing header."""
-    headers = request.headers
-    versions = headers.mcp.get("mcp-protocol-version", ())
-    if len(versions) != 1 or versions[0] not in HANDSHAKE_REVISIONS or len(headers.mcp) != 1:
+    if revision not in HANDSHAKE_REVISIONS or len(request.headers.mcp) != 1:
         return None
-    revision = versions[0]
     if method == "tools/list":
         return PlainMessage(request_id, method, revision, {}) if not params else None
     if method != "tools/call" or request.tool is None or not params.keys() <= {"name", "arguments"}:
