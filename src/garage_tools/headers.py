@@ -99,7 +99,7 @@ class RequestHeaders:
                 if raw_name.startswith(b"mcp-param-"):
                     headers.mcp_param = True
             trimmed = raw_value.strip(_OWS)
-            if len(trimmed) != len(raw_value):
+            if trimmed is not raw_value:  # `strip` hands back the value itself when there is nothing to strip
                 headers.untrimmed = True
             value = trimmed.decode("latin-1")
             kind, attribute = how
