@@ -201,3 +201,12 @@ def test_resolved_ipv6_client_partition_end_to_end() -> None:
     first = resolve(["127.0.0.1"], "127.0.0.1", forwarded)
     second = resolve([], "2001:db8:1:2:dead:beef::1")
     assert rate_limit_partition(first) == rate_limit_partition(second)
+
+
+def test_an_addresss_partition_is_worked_out_once_and_the_memory_is_bounded() -> None:
+    """Every tool call asks for its caller's partition: a repeated address is answered from memory."""
+    rate_limit_partition.cache_clear()
+    first = rate_limit_partition("2001:db8:9:9::1")
+    assert rate_limit_partition("2001:db8:9:9::1") == first == "2001:db8:9:9::/64"
+    info = rate_limit_partition.cache_info()
+    assert (info.hits, info.misses) == (1, 1) and info.maxsize is not None

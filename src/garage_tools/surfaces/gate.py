@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Protocol
 
 import orjson
@@ -271,6 +272,7 @@ def _is_request(message: Any) -> bool:
     return isinstance(message, dict) and "id" in message and isinstance(message.get("method"), str)
 
 
+@lru_cache(maxsize=256)  # every call asks; clients send a handful of distinct values (bounded for the rest)
 def is_json_media_type(content_type: str) -> bool:
     """`application/json` or any `application/*+json`, with any parameters."""
     if content_type == JSON:
