@@ -281,7 +281,7 @@ def understand(knowledge: Knowledge, description: str, hints: Sequence[str | Non
     The language is read from the text (`hints`, such as an explicit `lang` and then Accept-Language, only
     settle a tie). When its phrases find nothing, another language whose words the text also uses gets its
     turn ("the door está stuck"); with no match anywhere, the first guess stands (the hint is in it)."""
-    codes = [code for code in map(supported, hints) if code]
+    codes = [code for code in map(supported, hints) if code] if any(hints) else []  # most calls give none
     ranked = knowledge.guesser.ranked(description, codes)
     for lang in ranked:
         found = knowledge.language(lang).matcher.matches(description)
