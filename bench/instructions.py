@@ -4,8 +4,9 @@ wrk's requests per second swing with whatever else the two cores are doing; valg
 the same work does not. This drives the ASGI apps directly (no sockets, no uvicorn: the HTTP parsing both
 servers share is left out, so these ratios are harsher than wrk's), once with N requests and once with 2N,
 each under `valgrind --tool=callgrind`; the difference over N is the instructions one request costs. A keyed
-config (`rest-keyed`) is compared with its anonymous twin; `rest-new-text` sends a description never sent before
-on every call (the others repeat one, which the service remembers having read).
+config (`rest-keyed`) and one from a client that accepts compressed answers (`rest-gzip`, as every browser and HTTP
+library does) are compared with their plain twin; `rest-new-text` sends a description never sent before on every
+call (the others repeat one, which the service remembers having read).
 
     uv run python bench/instructions.py                      # every config, 400 requests each (several minutes)
     uv run python bench/instructions.py --only rest --requests 200
