@@ -59,7 +59,6 @@ class ClientAddressResolver:
         return self.trust_all or any(address in network for network in self.trusted)
 
 
-@functools.lru_cache(maxsize=8192)
 @functools.lru_cache(maxsize=8192)  # every call asks, and callers repeat: a look-up, not a Python call
 def rate_limit_partition(ip: str | None) -> str:
     """The bucket an address counts against: itself for IPv4, its /64 for IPv6."""
