@@ -121,10 +121,10 @@ class KeyCache(Generic[R]):
             return False, None
         return True, entry[1]
 
-    def expires(self, key_hash: str) -> float | None:
-        """When the live entry of `key_hash` expires, on `clock`; None when there is none."""
+    def live(self, key_hash: str) -> tuple[float, R | None] | None:
+        """The entry of `key_hash` (when it expires, on `clock`; the record) while it lives; None otherwise."""
         entry = self._entries.get(key_hash)
-        return entry[0] if entry is not None and entry[0] > self.clock() else None
+        return entry if entry is not None and entry[0] > self.clock() else None
 
     def put(self, key_hash: str, record: R | None) -> None:
         if self.ttl <= 0:
@@ -222,10 +222,11 @@ class KeyService:
         None when the cache holds no active key for `token`."""
         if len(token) != KEY_LENGTH:
             return None
-        key_hash = self._hash(token)
-        found, record = self.cache.get(key_hash)
-        until = self.cache.expires(key_hash)
-        return (until, record) if found and record is not None and record.active and until is not None else None
+        entry = self.cache.live(self._hash(token))
+        if entry is None:
+            return None
+        until, record = entry
+        return (until, record) if record is not None and record.active else None
 
     def _hash(self, token: str) -> str:
         """`hash_key(token)`, once for a call's cache look-up (`cached`) and a verification that must ask the store:
