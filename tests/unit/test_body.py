@@ -64,3 +64,46 @@ async def test_a_declared_length_over_the_limit_is_refused_before_reading() -> N
         await read_body(
             must_not_read, content_type=None, declared_length="101", limit=100, seconds=1, deadlines=BodyDeadlines()
         )
+
+
+async def test_a_read_finds_its_task_by_its_loop_not_by_asking_for_the_running_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Asked without a loop, Python 3.11 finds the running one by comparing process ids: a system call a request.
+    asked: list[object] = []
+    current_task = asyncio.current_task
+
+    def counted(loop: asyncio.AbstractEventLoop | None = None) -> asyncio.Task[object] | None:
+        asked.append(loop)
+        return current_task(loop)
+
+    monkeypatch.setattr(asyncio, "current_task", counted)
+    deadlines = BodyDeadlines()
+    for _ in range(3):
+        assert (
+            await read_body(
+                one_chunk, content_type=None, declared_length=None, limit=100, seconds=1, deadlines=deadlines
+            )
+            == b"{}"
+        )
+    loop = asyncio.get_running_loop()
+    assert asked == [None, loop, loop]  # the first read learns the loop; the next ones ask under it
+
+
+def test_a_read_on_a_new_loop_finds_its_own_task() -> None:
+    deadlines = BodyDeadlines(resolution=0.05)
+
+    async def read_and_time_out() -> None:
+        assert (
+            await read_body(
+                one_chunk, content_type=None, declared_length=None, limit=100, seconds=1, deadlines=deadlines
+            )
+            == b"{}"
+        )
+        with pytest.raises(RequestTimeout):  # the deadline cancels this loop's task, not one of a loop gone
+            await read_body(
+                stalled, content_type=None, declared_length=None, limit=100, seconds=0.1, deadlines=deadlines
+            )
+
+    asyncio.run(read_and_time_out())
+    asyncio.run(read_and_time_out())  # a second loop on the same thread

@@ -4,6 +4,7 @@ parses it."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
 from starlette.requests import ClientDisconnect
 from starlette.types import Message, Receive
@@ -26,6 +27,19 @@ class BodyDeadlines:
         self._reads: dict[asyncio.Task[object], float] = {}
         self._expired: set[asyncio.Task[object]] = set()
         self._sweep_handle: asyncio.TimerHandle | None = None
+        self._last = threading.local()  # `loop`: the event loop this thread last read a body on
+
+    def current_task(self) -> asyncio.Task[object]:
+        """The task reading a body. It is looked up under the loop this thread last read one on: asked without a
+        loop, Python 3.11 finds the running loop by comparing process ids, a system call on every request."""
+        loop: asyncio.AbstractEventLoop | None = getattr(self._last, "loop", None)
+        task = asyncio.current_task(loop) if loop is not None else None
+        if task is None:  # the first read on this thread, or its loop has changed
+            task = asyncio.current_task()
+            if task is None:
+                raise RuntimeError("A request body is read inside a task.")
+            self._last.loop = task.get_loop()
+        return task
 
     def begin(self, task: asyncio.Task[object], seconds: float) -> None:
         loop = task.get_loop()
@@ -70,8 +84,7 @@ async def read_body(
         raise PayloadTooLarge(
             f"The request body is {int(declared_length)} bytes; this endpoint accepts at most {limit}."
         )
-    task = asyncio.current_task()
-    assert task is not None
+    task = deadlines.current_task()
     deadlines.begin(task, seconds)
     chunks: list[bytes] = []
     size = 0

@@ -29,6 +29,7 @@ from uvicorn.server import ServerState
 
 from garage_tools.errors import RequestHeadersTooLarge, RequestTimeout, ServiceError, ServiceUnavailable
 from garage_tools.settings import Settings
+from garage_tools.surfaces.one_write import OneWriteCycle
 from garage_tools.surfaces.responses import encode_error
 
 #: h11's own default, for when uvicorn's `h11_max_incomplete_event_size` is not set.
@@ -178,15 +179,20 @@ class BoundedHttpProtocol(HttpToolsProtocol):
         self.head_deadlines.disarm(self)
         self.head_open = False
         cap = self.connection_cap  # uvicorn's rule: the open connections, or the requests in hand, at the cap
+        before = self.cycle
         if cap is None or (len(self.connections) < cap and len(self.tasks) < cap):
             super().on_headers_complete()
-            return
-        self.logger.warning("Exceeded concurrency limit.")
-        app, self.app = self.app, refuse_over_capacity
-        try:
-            super().on_headers_complete()  # builds the cycle (or queues it behind a pipelined one) with our stand-in
-        finally:
-            self.app = app
+        else:
+            self.logger.warning("Exceeded concurrency limit.")
+            app, self.app = self.app, refuse_over_capacity
+            try:
+                super().on_headers_complete()  # builds the cycle (or queues it behind a pipelined one): our stand-in
+            finally:
+                self.app = app
+        cycle = self.cycle
+        if cycle is not before and cycle is not None:
+            # uvicorn names its cycle class inside `on_headers_complete`; ours only changes how it writes.
+            cycle.__class__ = OneWriteCycle
 
     # The deadline
 

@@ -1,0 +1,174 @@
+"""A sized response leaves in one write, head and body; a stream's head leaves at once (surfaces/one_write.py).
+
+The protocol is driven as uvicorn drives it, through a transport that records each write: one write is one
+system call and, on a connection without delay, one TCP segment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from uvicorn.config import Config
+from uvicorn.server import ServerState
+
+from garage_tools.surfaces.connection_limits import BoundedHttpProtocol
+from garage_tools.surfaces.one_write import OneWriteCycle
+from tests.polling import eventually_async
+
+Scope = dict[str, Any]
+
+
+class RecordingTransport(asyncio.Transport):
+    """A socket's transport that keeps what is written to it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[bytes] = []
+        self.closed = False
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 50000)}.get(name, default)
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.writes.append(bytes(data))
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+async def sized(scope: Scope, receive: Any, send: Any) -> None:
+    await receive()
+    body = b'{"ok":true}'
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def connection(app: Any) -> tuple[BoundedHttpProtocol, RecordingTransport]:
+    config = Config(app, http=BoundedHttpProtocol, log_level="warning", access_log=False)
+    config.load()
+    protocol = BoundedHttpProtocol(config=config, server_state=ServerState(), app_state={})
+    transport = RecordingTransport()
+    protocol.connection_made(transport)
+    return protocol, transport
+
+
+async def answered(protocol: BoundedHttpProtocol) -> None:
+    async def complete() -> bool:
+        return protocol.cycle is not None and protocol.cycle.response_complete
+
+    await eventually_async(complete, seconds=5, every=0.001, what="the response to complete")
+
+
+async def test_a_sized_answer_goes_out_in_one_write_head_and_body() -> None:
+    protocol, transport = connection(sized)
+    protocol.data_received(b"GET /x HTTP/1.1\r\nHost: example.com\r\n\r\n")
+    await answered(protocol)
+    assert isinstance(protocol.cycle, OneWriteCycle)
+    assert len(transport.writes) == 1
+    head, body = transport.writes[0].split(b"\r\n\r\n", 1)
+    assert head.startswith(b"HTTP/1.1 200 OK\r\n") and b"\r\ncontent-length: 11" in head
+    assert body == b'{"ok":true}'
+    assert not transport.closed  # kept alive for the next request
+
+    protocol.data_received(b"GET /x HTTP/1.1\r\nHost: example.com\r\n\r\n")  # the next request on the connection
+    await answered(protocol)
+    assert len(transport.writes) == 2 and transport.writes[1].endswith(b'\r\n\r\n{"ok":true}')
+
+
+async def test_a_head_request_gets_the_head_alone_in_one_write() -> None:
+    protocol, transport = connection(sized)
+    protocol.data_received(b"HEAD /x HTTP/1.1\r\nHost: example.com\r\n\r\n")
+    await answered(protocol)
+    assert len(transport.writes) == 1
+    assert transport.writes[0].startswith(b"HTTP/1.1 200 OK\r\n") and transport.writes[0].endswith(b"\r\n\r\n")
+
+
+async def test_a_streamed_answer_sends_its_head_before_its_first_part() -> None:
+    first_part = asyncio.Event()
+
+    async def stream(scope: Scope, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
+        await first_part.wait()
+        await send({"type": "http.response.body", "body": b"data: 1\n\n", "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    protocol, transport = connection(stream)
+    protocol.data_received(b"GET /events HTTP/1.1\r\nHost: example.com\r\n\r\n")
+
+    async def head_sent() -> bool:
+        return len(transport.writes) == 1
+
+    await eventually_async(head_sent, seconds=5, every=0.001, what="the stream's head")
+    assert transport.writes[0].startswith(b"HTTP/1.1 200 OK\r\n")
+    assert b"transfer-encoding: chunked" in transport.writes[0] and transport.writes[0].endswith(b"\r\n\r\n")
+    first_part.set()
+    await answered(protocol)
+    assert transport.writes[1:] == [b"9\r\ndata: 1\n\n\r\n", b"0\r\n\r\n"]
+
+
+async def test_an_answer_asking_to_close_closes_after_its_one_write() -> None:
+    async def closing(scope: Scope, receive: Any, send: Any) -> None:
+        await receive()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 503,
+                "headers": [(b"content-length", b"2"), (b"connection", b"close")],
+            }
+        )
+        await send({"type": "http.response.body", "body": b"no"})
+
+    protocol, transport = connection(closing)
+    protocol.data_received(b"GET /x HTTP/1.1\r\nHost: example.com\r\n\r\n")
+    await answered(protocol)
+    assert len(transport.writes) == 1 and transport.writes[0].endswith(b"connection: close\r\n\r\nno")
+    assert transport.closed
+
+
+@pytest.mark.parametrize(
+    ("header", "what"),
+    [((b"x-note", b"a\r\nset-cookie: stolen=1"), "value"), ((b"x note", b"a"), "name")],
+)
+async def test_a_header_that_would_break_the_head_is_never_written(header: tuple[bytes, bytes], what: str) -> None:
+    async def injecting(scope: Scope, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"0"), header]})
+        await send({"type": "http.response.body", "body": b""})
+
+    protocol, transport = connection(injecting)
+    protocol.data_received(b"GET /x HTTP/1.1\r\nHost: example.com\r\n\r\n")
+
+    async def closed() -> bool:
+        return transport.closed
+
+    await eventually_async(closed, seconds=5, every=0.001, what=f"the connection to close on a bad header {what}")
+    assert transport.writes == []  # nothing of the head went out, let alone the forged header
+
+
+async def test_a_body_longer_than_its_length_is_refused_and_nothing_is_written() -> None:
+    async def lying(scope: Scope, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+        await send({"type": "http.response.body", "body": b"three"})
+
+    protocol, transport = connection(lying)
+    protocol.data_received(b"GET /x HTTP/1.1\r\nHost: example.com\r\n\r\n")
+
+    async def closed() -> bool:
+        return transport.closed
+
+    await eventually_async(closed, seconds=5, every=0.001, what="the connection to close")
+    assert transport.writes == []
