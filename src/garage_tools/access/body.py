@@ -37,7 +37,7 @@ class BodyDeadlines:
         if task is None:  # the first read on this thread, or its loop has changed
             task = asyncio.current_task()
             if task is None:
-                raise RuntimeError("A request body is read inside a task.")
+                raise RuntimeError("A request body can only be read inside an asyncio task.")
             self._last.loop = task.get_loop()
         return task
 

@@ -10,7 +10,8 @@ descriptor for as long as it likes. This protocol adds:
   `408 request_timeout` when the client had started a request and no response is in flight. The
   deadlines of all connections are kept by one sweep (`HeadDeadlines`), not a timer per request;
 * a head size cap (uvicorn's `h11_max_incomplete_event_size`, which only h11 honours): `431`, then close;
-* the `limit_concurrency` refusal as our JSON `503 service_unavailable` instead of uvicorn's plain text.
+* the `limit_concurrency` refusal as our JSON `503 service_unavailable` instead of uvicorn's plain text;
+* each request's cycle writes as `one_write.py` says: an answer with a length in one write, head and body.
 
 How long the request *body* may take is bounded in the request path, not here.
 """

@@ -3,7 +3,7 @@
 uvicorn's request cycle writes a response's head as soon as the app starts it, and its body when the app sends
 it: two writes, so two system calls and, on a keep-alive connection with no delay, two TCP segments for an
 answer of a kilobyte. Each write to a socket runs the kernel's whole send path (on loopback, the receiver's
-too), and it runs cold: after it, the process's own code finds its caches and branch history flushed. So a
+too), and the process's own code runs slower after it, its caches and branch history partly displaced. So a
 response that declares its length (every JSON answer, error and page the service sends) keeps its head until
 the first part of its body, and both go out in one write. A stream (`Transfer-Encoding: chunked`: an SSE
 answer, a body of unknown length) still gets its head at once, so a client waiting on the first event sees the
