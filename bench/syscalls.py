@@ -3,11 +3,11 @@
 `bench/server_instructions.py` counts what a request costs in user space. A system call costs more than its
 own instructions: the kernel's work (a socket write on loopback runs the receiver's side too), its entry and
 exit with the mitigations of the CPU's side channels, and the process's code after it, which finds its caches
-and branch history partly displaced. This one starts each server as `bench/run.py` does, sends N requests over one keep-alive
-connection with `strace -c` attached to the server, and prints each system call's count per request. A
-count does not move with a noisy host, so it shows whether a change took a call out, which wrk cannot tell
-from the noise here. `epoll_pwait` is the server waiting for the client's next request: its count follows the
-timing of the one client, not the code.
+and branch history partly displaced. This one starts each server as `bench/run.py` does, sends N requests over
+one keep-alive connection with `strace -c` attached to the server, and prints each system call's count per
+request. A count does not move with a noisy host, so it shows whether a change took a call out, which wrk
+cannot tell from the noise here. `epoll_pwait` is the server waiting for the client's next request: its count
+follows the timing of the one client, not the code.
 
     uv run python bench/syscalls.py                            # rest, mcp-2026, mcp-2025 and the baseline (~1 min)
     uv run python bench/syscalls.py --only rest --requests 2000
