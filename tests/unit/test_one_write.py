@@ -172,3 +172,27 @@ async def test_a_body_longer_than_its_length_is_refused_and_nothing_is_written()
 
     await eventually_async(closed, seconds=5, every=0.001, what="the connection to close")
     assert transport.writes == []
+
+
+async def test_pipelined_requests_are_answered_in_order_each_in_one_write() -> None:
+    paths: list[str] = []
+
+    async def echo_path(scope: Scope, receive: Any, send: Any) -> None:
+        await receive()
+        paths.append(scope["path"])
+        await asyncio.sleep(0.01 if scope["path"] == "/first" else 0)  # the first answer is the slower
+        body = scope["path"].encode()
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"%d" % len(body))]})
+        await send({"type": "http.response.body", "body": body})
+
+    protocol, transport = connection(echo_path)
+    protocol.data_received(
+        b"GET /first HTTP/1.1\r\nHost: example.com\r\n\r\nGET /second?x=1 HTTP/1.1\r\nHost: example.com\r\n\r\n"
+    )
+
+    async def both_answered() -> bool:
+        return len(transport.writes) == 2
+
+    await eventually_async(both_answered, seconds=5, every=0.001, what="both answers")
+    assert paths == ["/first", "/second"]
+    assert transport.writes[0].endswith(b"\r\n\r\n/first") and transport.writes[1].endswith(b"\r\n\r\n/second")
