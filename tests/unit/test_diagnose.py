@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
-from garage_tools.knowledge.loader import Knowledge
-from garage_tools.tools.diagnose import diagnose_text
+from garage_tools.access.caller import Caller
+from garage_tools.knowledge.loader import Knowledge, load_knowledge
+from garage_tools.registry import ToolContext, invoke
+from garage_tools.tools import build_registry
+from garage_tools.tools.diagnose import RECENT_READINGS, diagnose_text, read_description
+from tests.tool_data import unopened_data
 
 BENCH_DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
+DATA = unopened_data()  # real stores no handler here opens
+REGISTRY = build_registry()
 
 # The one-tap chips that widgets in the field offer, and the symptom each MUST map to.
 CHIPS = {
@@ -436,3 +443,33 @@ def test_a_car_reversing_into_the_door_is_not_the_door_reversing(knowledge: Know
 @pytest.mark.parametrize("word", ["learn", "learned", "changed", "lunch"])
 def test_new_word_forms_do_not_become_typo_targets_for_everyday_words(knowledge: Knowledge, word: str) -> None:
     assert knowledge.matcher.normalise(word) == [word]  # "learn" is not "lean", "changed" not "clanged"
+
+
+# -- a description asked again --------------------------------------------------------------------
+
+
+async def test_a_description_asked_again_is_answered_from_memory_per_hint(knowledge: Knowledge) -> None:
+    """The second call with the same words and hints gets the remembered answer (the same object, whose encodings
+    the surfaces also remember); other hints are another question, read afresh."""
+    fresh = load_knowledge()  # its own memory, so no other test's calls are in it
+    english = ToolContext(knowledge=fresh, caller=Caller.anonymous("test"), base_url="http://test", data=DATA)
+    spanish = replace(english, languages=("es",))
+    args = {"description": "my door makes a loud bang"}
+
+    first = await invoke(REGISTRY, "diagnose", args, english)
+    assert await invoke(REGISTRY, "diagnose", args, english) is first
+    assert (await invoke(REGISTRY, "diagnose", args, spanish)).lang == "en"  # the words are English
+
+    # The look-up is what answers: a reading planted under the same words and hints is what comes back.
+    planted = diagnose_text(fresh, "the remote does not work")
+    remembered = fresh.derived("diagnose:readings", dict)
+    assert set(remembered) == {("my door makes a loud bang", (None,)), ("my door makes a loud bang", (None, "es"))}
+    remembered["my door makes a loud bang", (None,)] = (planted, False)
+    assert await invoke(REGISTRY, "diagnose", args, english) is planted
+
+
+def test_the_memory_of_descriptions_is_bounded(knowledge: Knowledge) -> None:
+    fresh = load_knowledge()
+    for n in range(RECENT_READINGS + 5):
+        read_description(fresh, f"loud bang number {n}", (None,))
+    assert 0 < len(fresh.derived("diagnose:readings", dict)) <= RECENT_READINGS

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from uvicorn.config import Config
+from uvicorn.protocols.http.httptools_impl import HEADER_RE, HEADER_VALUE_RE
 from uvicorn.server import ServerState
 
 from garage_tools.surfaces.connection_limits import BoundedHttpProtocol
@@ -196,3 +197,28 @@ async def test_pipelined_requests_are_answered_in_order_each_in_one_write() -> N
     await eventually_async(both_answered, seconds=5, every=0.001, what="both answers")
     assert paths == ["/first", "/second"]
     assert transport.writes[0].endswith(b"\r\n\r\n/first") and transport.writes[1].endswith(b"\r\n\r\n/second")
+
+
+async def test_every_byte_uvicorn_refuses_in_a_header_is_refused_and_no_other() -> None:
+    """The check deletes forbidden bytes and compares lengths instead of uvicorn's regular expressions: it must
+    refuse a byte in a name or a value exactly when uvicorn's own rule would."""
+
+    async def head_written(header: tuple[bytes, bytes]) -> bool:
+        async def answering(scope: Scope, receive: Any, send: Any) -> None:
+            await receive()
+            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"0"), header]})
+            await send({"type": "http.response.body", "body": b""})
+
+        protocol, transport = connection(answering)
+        protocol.data_received(b"GET /x HTTP/1.1\r\nHost: example.com\r\n\r\n")
+
+        async def settled() -> bool:
+            return transport.closed or bool(transport.writes)
+
+        await eventually_async(settled, seconds=5, every=0.001, what="an answer or a closed connection")
+        return bool(transport.writes)
+
+    for byte in range(256):
+        one = bytes([byte])
+        assert await head_written((b"x-" + one, b"a")) == (HEADER_RE.search(one) is None), f"name byte {one!r}"
+        assert await head_written((b"x-note", b"a" + one)) == (HEADER_VALUE_RE.search(one) is None), f"value {one!r}"

@@ -272,13 +272,17 @@ class MemoryCounters:
             entries.append(entry)
             if entry[0] + cost > limit:
                 allowed = False
-        if allowed:
-            for entry in entries:
+        # One loop, not comprehensions: on Python 3.11 each comprehension is a function call of its own.
+        counts: list[tuple[int, int]] = []
+        ends: list[float] = []
+        for entry in entries:
+            if allowed:
                 entry[0] += cost
-        # Whole seconds left, rounded up, less half a millisecond first: `now + 60 - now` can be
-        # 60.000000000004, which would read as 61. A live window has more than none left, so this is never below 0.
-        counts = [(int(e[0]), ceil(e[1] - now - 0.0005)) for e in entries]
-        return allowed, counts, [e[1] for e in entries]
+            # Whole seconds left, rounded up, less half a millisecond first: `now + 60 - now` can be 60.000000000004,
+            # which would read as 61. A live window has more than none left, so this is never below 0.
+            counts.append((int(entry[0]), ceil(entry[1] - now - 0.0005)))
+            ends.append(entry[1])
+        return allowed, counts, ends
 
     async def give_back(self, slots: Sequence[Slot], cost: int, ends: Sequence[float]) -> None:
         for (key, _, _), end in zip(slots, ends, strict=True):

@@ -9,8 +9,9 @@ the first part of its body, and both go out in one write. A stream (`Transfer-En
 answer, a body of unknown length) still gets its head at once, so a client waiting on the first event sees the
 status at once as before.
 
-It also checks header names and values with one search each over all of them (a forbidden byte anywhere is
-found as surely as header by header), where uvicorn runs two searches per header.
+It also checks header names and values in one pass each over all of them (a forbidden byte anywhere is found as
+surely as header by header), where uvicorn runs two regular-expression searches per header. The pass deletes
+uvicorn's forbidden bytes and compares lengths (`bytes.translate`), a C loop of a few instructions a byte.
 
 Otherwise `send` takes uvicorn 0.54's steps (compare them on an upgrade): the access log line, `Content-Length`
 kept to its word, `Connection: close`, `HEAD` answers without a body, the completion callback. The 100-continue
@@ -18,6 +19,9 @@ and the reading side are uvicorn's own, inherited.
 """
 
 from __future__ import annotations
+
+import re
+from operator import itemgetter
 
 from uvicorn._types import ASGISendEvent
 from uvicorn.protocols.http.httptools_impl import (
@@ -27,6 +31,19 @@ from uvicorn.protocols.http.httptools_impl import (
     RequestResponseCycle,
 )
 from uvicorn.protocols.utils import get_client_addr, get_path_with_query_string
+
+_NAME, _VALUE = itemgetter(0), itemgetter(1)
+
+
+def _bytes_matching(pattern: re.Pattern[bytes]) -> bytes:
+    """Every byte a one-byte character class matches: uvicorn's rule for header bytes, as a set `translate` can
+    delete. Deleting them and comparing lengths tells whether one is there in a C loop of a few instructions a
+    byte, where a regular expression's character class took some 20 (8k instructions a call, measured)."""
+    return bytes(b for b in range(256) if pattern.fullmatch(bytes([b])))
+
+
+FORBIDDEN_IN_NAMES = _bytes_matching(HEADER_RE)
+FORBIDDEN_IN_VALUES = _bytes_matching(HEADER_VALUE_RE)
 
 
 class OneWriteCycle(RequestResponseCycle):
@@ -95,9 +112,12 @@ class OneWriteCycle(RequestResponseCycle):
                 self.scope["http_version"],
                 status,
             )
-        if HEADER_RE.search(b"".join([name for name, _ in headers])):
+        # `map` with an `itemgetter` runs in C; a comprehension would be a Python call of its own on 3.11.
+        names = b"".join(map(_NAME, headers))
+        if len(names.translate(None, FORBIDDEN_IN_NAMES)) != len(names):
             raise RuntimeError("Invalid HTTP header name.")
-        if HEADER_VALUE_RE.search(b"".join([value for _, value in headers])):
+        values = b"".join(map(_VALUE, headers))
+        if len(values.translate(None, FORBIDDEN_IN_VALUES)) != len(values):
             raise RuntimeError("Invalid HTTP header value.")
         lines = [STATUS_LINE[status]]
         closes = False

@@ -349,10 +349,32 @@ async def diagnose_with_fallback(
     return found if may_replace(answer, found) else answer
 
 
+#: A phrase-matcher reading: the answer, and whether `useLlmFallback` would look further (`needs_fallback`).
+Reading = tuple[DiagnoseOutput, bool]
+#: The readings remembered per knowledge base (by description and hints), as the language guesser's and the
+#: matcher's are: the widget's symptom chips send the same few descriptions over and over.
+RECENT_READINGS = 4096
+
+
+def read_description(knowledge: Knowledge, description: str, hints: tuple[str | None, ...]) -> Reading:
+    """The phrase matcher's answer for `description` (see `understand`), remembered: a description asked again
+    with the same hints costs one look-up, not a guess of its language, a match and an answer's assembly."""
+    recent: dict[tuple[str, tuple[str | None, ...]], Reading] = knowledge.derived("diagnose:readings", dict)
+    key = (description, hints)
+    reading = recent.get(key)
+    if reading is None:
+        lang, found = understand(knowledge, description, hints)
+        answer = diagnoser(knowledge, lang).answer(found, description)
+        reading = (answer, needs_fallback(found[0] if found else None))
+        if len(recent) >= RECENT_READINGS:
+            recent.clear()  # bounded, and cheap: a cleared memo refills with what is asked now
+        recent[key] = reading
+    return reading
+
+
 async def diagnose(args: DiagnoseInput, ctx: ToolContext) -> DiagnoseOutput:
-    lang, found = understand(ctx.knowledge, args.description, (args.lang, *ctx.languages))
-    answer = diagnoser(ctx.knowledge, lang).answer(found, args.description)
-    if not args.use_llm_fallback or not needs_fallback(found[0] if found else None):
+    answer, unsure = read_description(ctx.knowledge, args.description, (args.lang, *ctx.languages))
+    if not args.use_llm_fallback or not unsure:
         return answer
     model = ctx.data.models.language
     return await diagnose_with_fallback(ctx.knowledge, args.description, model, answer)
