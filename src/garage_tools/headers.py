@@ -70,7 +70,9 @@ class RequestHeaders:
     cookie: str = ""
     accept_encoding: str = ""
     accept_language: str = ""  # every `Accept-Language` value, joined (languages.py reads it)
-    mcp: dict[str, list[str]] = field(default_factory=dict)  # mcp-protocol-version, mcp-method, mcp-name, ...
+    #: Each `Mcp-*` header by name (mcp-protocol-version, mcp-method, mcp-name, ...): its one value, or None when it
+    #: came more than once (a routing header must be single). A look-up, not a call, on every MCP request.
+    mcp: dict[str, str | None] = field(default_factory=dict)
     mcp_param: bool = False  # any `Mcp-Param-*` header
     untrimmed: bool = False  # some value arrived with white space around it (see `trimmed_scope`)
 
@@ -106,11 +108,7 @@ class RequestHeaders:
             if kind == 0:
                 setattr(headers, attribute, value)
             elif kind == 6:
-                listed = headers.mcp.get(attribute)
-                if listed is None:
-                    headers.mcp[attribute] = [value]
-                else:
-                    listed.append(value)
+                headers.mcp[attribute] = None if attribute in headers.mcp else value
             elif kind == 1:
                 joined = getattr(headers, attribute)
                 setattr(headers, attribute, f"{joined},{value}" if joined else value)
@@ -124,11 +122,6 @@ class RequestHeaders:
             elif not headers.cookie:  # the first that says something, as Starlette reads it
                 headers.cookie = value
         return headers
-
-    def mcp_header(self, name: str) -> str | None:
-        """The single value of an `Mcp-*` routing header; None when absent or duplicated."""
-        values = self.mcp.get(name)
-        return values[0] if values and len(values) == 1 else None
 
     def has_current(self, etag: str) -> bool:
         """`If-None-Match` names `etag` or `*`: the client's copy is current (a weak tag compares equal, as

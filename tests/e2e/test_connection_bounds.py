@@ -22,6 +22,7 @@ from tests.conftest import LiveServer, start_server, stop_server
 from tests.polling import eventually
 
 HEADER_TIMEOUT = 1.0
+KEEP_ALIVE = 3  # longer than the pause of the keep-alive test below
 MAX_CONNECTIONS = 5
 SLACK = 2.0  # scheduling headroom on a loaded CI machine
 PARTIAL_HEAD = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Never-Finished: aaa"
@@ -33,6 +34,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         tmp_path_factory.mktemp("bounded"),
         {
             "GARAGE_TOOLS_HEADER_TIMEOUT_SECONDS": str(HEADER_TIMEOUT),
+            "GARAGE_TOOLS_KEEP_ALIVE_TIMEOUT_SECONDS": str(KEEP_ALIVE),
             "GARAGE_TOOLS_MAX_CONNECTIONS": str(MAX_CONNECTIONS),
         },
     )
@@ -103,7 +105,7 @@ def test_a_stalled_request_head_is_answered_408_and_closed_while_others_are_serv
 
 
 def test_a_client_trickling_its_headers_is_cut_off_at_the_head_deadline(server: LiveServer) -> None:
-    # Start on a kept-alive connection: between requests only keep-alive (5 s) applies, and the first byte
+    # Start on a kept-alive connection: between requests only keep-alive (3 s) applies, and the first byte
     # of the next request cancels it; trickling a byte every 0.3 s never lets any idle timer fire.
     connection = http.client.HTTPConnection(*address(server), timeout=5)
     assert get(connection).status == 200
@@ -175,6 +177,19 @@ def test_keep_alive_still_carries_a_second_request_after_a_pause(server: LiveSer
 
     assert get(connection).status == 200
     assert connection.sock is first_socket  # same connection, not a silent reconnect
+
+
+def test_an_idle_kept_alive_connection_is_closed_once_keep_alive_has_passed(server: LiveServer) -> None:
+    connection = http.client.HTTPConnection(*address(server), timeout=5)
+    assert get(connection).status == 200
+    sock = connection.sock
+    assert sock is not None
+    answered = time.monotonic()
+
+    assert read_until_closed(sock, within=KEEP_ALIVE + SLACK) == b""  # nothing to answer: closed quietly
+
+    # Not before keep-alive's time (less a little: the server's clock started as it sent the answer), nor long after.
+    assert KEEP_ALIVE - 0.2 <= time.monotonic() - answered < KEEP_ALIVE + SLACK
 
 
 def test_oversized_request_head_gets_431_and_is_closed(server: LiveServer) -> None:

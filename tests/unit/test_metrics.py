@@ -7,6 +7,7 @@ tested against a real `serve --workers 2` in tests/e2e/test_observability.py.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator
 from email.message import EmailMessage
@@ -14,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prometheus_client import REGISTRY
+from prometheus_client import REGISTRY, CollectorRegistry, Histogram
 from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.utils import floatToGoString
 from starlette.testclient import TestClient
 
 from garage_tools import __version__
@@ -23,7 +25,12 @@ from garage_tools.access.ratelimit import Policy, RateLimiter
 from garage_tools.app import create_app
 from garage_tools.mail import Mail, MailWorker, Outbox
 from garage_tools.mail.transports import FileTransport
-from garage_tools.observability.metrics import MULTIPROCESS_ENV, RequestMetrics, record_provider_call
+from garage_tools.observability.metrics import (
+    MULTIPROCESS_ENV,
+    REQUEST_BUCKETS,
+    RequestMetrics,
+    record_provider_call,
+)
 from garage_tools.observability.multiprocess import shared_metrics_directory
 from garage_tools.settings import Settings
 from garage_tools.store.database import Database
@@ -248,3 +255,24 @@ def test_an_operators_directory_is_used_as_given_and_kept(tmp_path: Path, monkey
         assert used == given and given.is_dir()
     assert given.is_dir()
     assert os.environ[MULTIPROCESS_ENV] == str(given)
+
+
+def test_a_request_lands_in_the_bucket_histogram_observe_would_put_it_in() -> None:
+    """`RequestMetrics` increments the child's values itself: the exposition must be what `observe` makes, for
+    values on, just under and just over every bound."""
+    values = [0.0, 100.0]
+    for bound in REQUEST_BUCKETS:
+        values += [bound, math.nextafter(bound, 0.0), math.nextafter(bound, math.inf)]
+    labels = {"tool": "diagnose", "surface": "bucket-test", "status": "200"}
+    twin = Histogram("twin_seconds", "the same buckets", buckets=REQUEST_BUCKETS, registry=CollectorRegistry())
+    metrics = RequestMetrics("bucket-test", ["diagnose"])
+    for value in values:
+        metrics.observe("diagnose", 200, value)
+        twin.observe(value)
+
+    expected = {s.labels["le"]: s.value for s in twin.collect()[0].samples if s.name == "twin_seconds_bucket"}
+    for bound in [*REQUEST_BUCKETS, math.inf]:
+        le = floatToGoString(bound)
+        assert sample("garage_tools_request_duration_seconds_bucket", **labels, le=le) == expected[le], le
+    assert sample("garage_tools_request_duration_seconds_sum", **labels) == pytest.approx(sum(values))
+    assert sample("garage_tools_request_duration_seconds_count", **labels) == len(values)

@@ -222,3 +222,25 @@ async def test_every_byte_uvicorn_refuses_in_a_header_is_refused_and_no_other() 
         one = bytes([byte])
         assert await head_written((b"x-" + one, b"a")) == (HEADER_RE.search(one) is None), f"name byte {one!r}"
         assert await head_written((b"x-note", b"a" + one)) == (HEADER_VALUE_RE.search(one) is None), f"value {one!r}"
+
+
+async def test_the_keep_alive_wait_is_a_deadline_of_the_sweep_not_a_timer_per_request() -> None:
+    """After an answer the connection waits for its next request under the sweep's deadline (no timer armed and
+    cancelled per request); its next bytes turn that wait into the head deadline."""
+    protocol, transport = connection(sized)
+    protocol.data_received(b"GET /x HTTP/1.1\r\nHost: example.com\r\n\r\n")
+    await answered(protocol)
+    deadlines = protocol.head_deadlines
+    assert protocol.timeout_keep_alive_task is None  # uvicorn's own timer was never armed
+    assert protocol.timeout_keep_alive != protocol.header_timeout  # so the two deadlines can be told apart
+    assert protocol.idle
+    assert abs(deadlines.pending[protocol] - deadlines.loop.time() - protocol.timeout_keep_alive) < 0.5
+
+    protocol.data_received(b"GET /y HTTP/1.1\r\n")  # the next request has begun: its head is on the clock now
+    assert not protocol.idle
+    assert abs(deadlines.pending[protocol] - deadlines.loop.time() - protocol.header_timeout) < 0.5
+    protocol.data_received(b"Host: example.com\r\n\r\n")
+    await answered(protocol)
+    assert len(transport.writes) == 2 and protocol.idle
+    protocol.connection_lost(None)
+    assert protocol not in deadlines.pending

@@ -29,23 +29,24 @@ class BodyDeadlines:
         self._sweep_handle: asyncio.TimerHandle | None = None
         self._last = threading.local()  # `loop`: the event loop this thread last read a body on
 
-    def current_task(self) -> asyncio.Task[object]:
-        """The task reading a body. It is looked up under the loop this thread last read one on: asked without a
-        loop, Python 3.11 finds the running loop by comparing process ids, a system call on every request."""
+    def begin(self, seconds: float) -> asyncio.Task[object]:
+        """Watch the task reading a body for `seconds`, and return it.
+
+        The task is looked up under the loop this thread last read a body on: asked without a loop, Python 3.11
+        finds the running loop by comparing process ids, a system call on every request. Found under that loop,
+        it runs on it, so nothing more is asked of it."""
         loop: asyncio.AbstractEventLoop | None = getattr(self._last, "loop", None)
         task = asyncio.current_task(loop) if loop is not None else None
         if task is None:  # the first read on this thread, or its loop has changed
             task = asyncio.current_task()
             if task is None:
                 raise RuntimeError("A request body can only be read inside an asyncio task.")
-            self._last.loop = task.get_loop()
-        return task
-
-    def begin(self, task: asyncio.Task[object], seconds: float) -> None:
-        loop = task.get_loop()
+            loop = self._last.loop = task.get_loop()
+        assert loop is not None
         self._reads[task] = loop.time() + seconds
         if self._sweep_handle is None:
             self._sweep_handle = loop.call_later(self.resolution, self._sweep, loop)
+        return task
 
     def end(self, task: asyncio.Task[object]) -> bool:
         """Stop watching `task`; True when its deadline had passed (and it was cancelled for that)."""
@@ -84,8 +85,7 @@ async def read_body(
         raise PayloadTooLarge(
             f"The request body is {int(declared_length)} bytes; this endpoint accepts at most {limit}."
         )
-    task = deadlines.current_task()
-    deadlines.begin(task, seconds)
+    task = deadlines.begin(seconds)
     chunks: list[bytes] = []
     size = 0
     try:

@@ -5,8 +5,8 @@ worker processes, `serve` points `PROMETHEUS_MULTIPROC_DIR` at a directory they 
 `/metrics` adds their files up (see `surfaces/scrape.py`); nothing here changes for that.
 
 Recording is kept off the request's critical cost: a tool endpoint's request costs one dictionary
-lookup for its labelled child and one `observe()`. Everything else (rate-limit refusals, provider
-calls, mail deliveries) is recorded where it happens and is rare or already slow.
+lookup for its labelled child's values and two increments (`RequestMetrics`). Everything else (rate-limit
+refusals, provider calls, mail deliveries) is recorded where it happens and is rare or already slow.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -81,28 +82,34 @@ def multiprocess_dir() -> str | None:
 class RequestMetrics:
     """Observes the requests of one tool endpoint under their tool, surface and HTTP status.
 
-    Labelled children are cached per (tool, status), so a request costs one dictionary lookup and
-    one `observe()`. Names the registry does not know all count as `_unknown` and are not cached,
-    so a client cannot mint new series or grow the cache.
+    The values of each labelled child are kept per (tool, status), so a request costs one dictionary lookup and
+    two increments: its seconds and its bucket (found by bisection). That is `Histogram.observe`'s own work without
+    its three Python calls of checks around it (measured: 0.69 µs a call against 0.51). It reaches into the child's
+    values (`_sum`, `_buckets`, `_upper_bounds` of prometheus_client 0.26, pinned); tests/unit/test_metrics.py
+    compares the exposition with `observe`'s for values on and around every bound. Names the registry does not
+    know all count as `_unknown` and are not kept, so a client cannot mint new series or grow the table.
     """
 
     def __init__(self, surface: str, tools: Iterable[str]) -> None:
         self.surface = surface
         self.tools = frozenset(tools)
-        self._children: dict[tuple[str | None, int], Any] = {}
+        self._children: dict[tuple[str | None, int], tuple[Any, list[Any], list[float]]] = {}
 
     def observe(self, tool: str | None, status: int, seconds: float) -> None:
-        child = self._children.get((tool, status))
-        if child is None:
-            child = self._child(tool, status)
-        child.observe(seconds)
+        values = self._children.get((tool, status))
+        if values is None:
+            values = self._child(tool, status)
+        total, buckets, bounds = values
+        total.inc(seconds)
+        buckets[bisect_left(bounds, seconds)].inc(1)  # the first bucket whose bound is at least `seconds`
 
-    def _child(self, tool: str | None, status: int) -> Any:
+    def _child(self, tool: str | None, status: int) -> tuple[Any, list[Any], list[float]]:
         label = NO_TOOL if tool is None else tool if tool in self.tools else UNKNOWN_TOOL
         child = REQUESTS.labels(label, self.surface, str(status))
+        values = (child._sum, child._buckets, child._upper_bounds)
         if label != UNKNOWN_TOOL:
-            self._children[tool, status] = child
-        return child
+            self._children[tool, status] = values
+        return values
 
 
 def count_rate_limited(windows: Iterable[str]) -> None:

@@ -159,7 +159,9 @@ class RestGate(Gate):
         if token is not None:  # most calls carry none
             _check_token_shape(token)
         base = access.base_url(scope)
-        decision, caller = await access.admit_call(caller, tool.name, Challenge(token, base))
+        # Only a browser is challenged, and a browser sends an `Origin`: most calls have none to offer.
+        challenge = Challenge(token, base) if caller.origin is not None else None
+        decision, caller = await access.admit_call(caller, tool.name, challenge)
         return Admitted(
             scope=scope,
             receive=receive,
@@ -217,7 +219,7 @@ class McpGate(Gate):
                 )
         if headers.content_type is None or not is_json_media_type(headers.content_type):
             raise UnsupportedMediaType("Send MCP messages as JSON with 'Content-Type: application/json'.")
-        name = headers.mcp_header("mcp-name")  # 2026-07-28 names the tool in a header; earlier revisions do not
+        name = headers.mcp.get("mcp-name")  # 2026-07-28 names the tool in a header; earlier revisions do not
         named = self.registry.find(name) if name else None
         limit = named.max_body_bytes + MCP_ENVELOPE_BYTES if named is not None else self.body_limit
         body = await access.read_body(receive, headers, limit)

@@ -156,7 +156,7 @@ class McpSurface:
     async def __call__(self, request: Admitted, send: Send) -> None:
         request_id = request.message.get("id") if isinstance(request.message, dict) else None
         # The revision a request names (None: no header, or two), read once for this check and the fast path's.
-        version = request.headers.mcp_header("mcp-protocol-version")
+        version = request.headers.mcp.get("mcp-protocol-version")
         if version is not None and version not in KNOWN_PROTOCOL_VERSIONS:
             # The SDK would answer this with a complaint about `params._meta`; same code and data, clearer words.
             rejection = unsupported_protocol_version_rejection(version)

@@ -106,18 +106,18 @@ def _per_request_call(
     if method == "tools/list":
         if (
             len(headers.mcp) != 2
-            or headers.mcp_header("mcp-method") != "tools/list"
+            or headers.mcp.get("mcp-method") != "tools/list"
             or params.keys() != {"_meta"}
             or not _plain_meta(params["_meta"])
         ):
             return None
         return PlainMessage(request_id, method, REVISION, {})
-    # Each routing header once (`mcp_header` is None for a repeated one); the version was checked on the way here.
+    # Each routing header once (`mcp` holds None for a repeated one); the version was checked on the way here.
     if (
         method != "tools/call"
         or request.tool is None
-        or headers.mcp_header("mcp-method") != "tools/call"
-        or headers.mcp_header("mcp-name") != request.tool.name
+        or headers.mcp.get("mcp-method") != "tools/call"
+        or headers.mcp.get("mcp-name") != request.tool.name
         or not params.keys() <= {"name", "arguments", "_meta"}
     ):
         return None

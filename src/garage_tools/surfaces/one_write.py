@@ -14,8 +14,8 @@ surely as header by header), where uvicorn runs two regular-expression searches 
 uvicorn's forbidden bytes and compares lengths (`bytes.translate`), a C loop of a few instructions a byte.
 
 Otherwise `send` takes uvicorn 0.54's steps (compare them on an upgrade): the access log line, `Content-Length`
-kept to its word, `Connection: close`, `HEAD` answers without a body, the completion callback. The 100-continue
-and the reading side are uvicorn's own, inherited.
+kept to its word, `Connection: close`, `HEAD` answers without a body, the completion callback. So does `receive`
+(the 100-continue, the body, the disconnect), but it resumes reading only when reading was paused.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from operator import itemgetter
 
-from uvicorn._types import ASGISendEvent
+from uvicorn._types import ASGIReceiveEvent, ASGISendEvent, HTTPRequestEvent
 from uvicorn.protocols.http.httptools_impl import (
     HEADER_RE,
     HEADER_VALUE_RE,
@@ -100,6 +100,23 @@ class OneWriteCycle(RequestResponseCycle):
             if not self.keep_alive:
                 self.transport.close()
             self.on_response()
+
+    async def receive(self) -> ASGIReceiveEvent:
+        """uvicorn's (0.54), but reading is resumed only when it was paused: a body that arrived whole (nearly all)
+        costs no call for it."""
+        if self.waiting_for_100_continue and not self.transport.is_closing():
+            self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            self.waiting_for_100_continue = False
+        if not self.disconnected and not self.response_complete:
+            if self.flow.read_paused:
+                self.flow.resume_reading()
+            await self.message_event.wait()
+            self.message_event.clear()
+        if self.disconnected or self.response_complete:
+            return {"type": "http.disconnect"}
+        message: HTTPRequestEvent = {"type": "http.request", "body": bytes(self.body), "more_body": self.more_body}
+        self.body = bytearray()
+        return message
 
     def _head(self, status: int, headers: list[tuple[bytes, bytes]]) -> bytes:
         """The status line and headers, noting the body's framing and whether the connection stays open."""
