@@ -7,9 +7,11 @@ system call and, on a connection without delay, one TCP segment.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+from uvicorn._types import ASGIReceiveEvent as Message
 from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import HEADER_RE, HEADER_VALUE_RE
 from uvicorn.server import ServerState
@@ -244,3 +246,63 @@ async def test_the_keep_alive_wait_is_a_deadline_of_the_sweep_not_a_timer_per_re
     assert len(transport.writes) == 2 and protocol.idle
     protocol.connection_lost(None)
     assert protocol not in deadlines.pending
+
+
+async def test_a_body_arriving_after_the_app_waits_for_it_wakes_it_part_by_part() -> None:
+    """The cycle waits for the request's bytes on a future of its own (no `asyncio.Event`): each part that arrives
+    while the app waits wakes it, and the body's end comes with the last."""
+    received: list[Message] = []
+
+    async def echo(scope: Scope, receive: Any, send: Any) -> None:
+        body = b""
+        while True:
+            message = await receive()
+            received.append(message)
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        headers = [(b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    protocol, transport = connection(echo)
+    protocol.data_received(b"POST /x HTTP/1.1\r\nHost: example.com\r\nContent-Length: 6\r\n\r\n")
+
+    def waiting_after(parts: int) -> Callable[[], Awaitable[bool]]:
+        async def waiting() -> bool:
+            return len(received) == parts and protocol.cycle.waiter is not None
+
+        return waiting
+
+    await eventually_async(waiting_after(0), seconds=5, every=0.001, what="the app to wait for the body")
+    protocol.data_received(b"abc")
+    await eventually_async(waiting_after(1), seconds=5, every=0.001, what="the app to wait for the rest")
+    protocol.data_received(b"def")
+    await answered(protocol)
+    assert [(m["body"], m["more_body"]) for m in received] == [(b"abc", True), (b"def", False)]
+    assert transport.writes[0].endswith(b"\r\n\r\nabcdef")
+
+
+async def test_a_receive_after_the_whole_body_waits_for_the_client_to_go() -> None:
+    """As ASGI has it: once the body is read, `receive` answers `http.disconnect` when the client disconnects
+    (and at once if it has)."""
+    seen: list[str] = []
+    gone = asyncio.Event()
+
+    async def listening(scope: Scope, receive: Any, send: Any) -> None:
+        assert (await receive())["more_body"] is False
+        seen.append((await receive())["type"])  # waits: nothing more comes until the client goes
+        seen.append((await receive())["type"])  # gone already: at once
+        gone.set()
+
+    protocol, _ = connection(listening)
+    protocol.data_received(b"GET /x HTTP/1.1\r\nHost: example.com\r\n\r\n")
+
+    async def waiting() -> bool:
+        return protocol.cycle.waiter is not None
+
+    await eventually_async(waiting, seconds=5, every=0.001, what="the app to wait for the client")
+    assert seen == []
+    protocol.connection_lost(None)
+    await asyncio.wait_for(gone.wait(), 5)
+    assert seen == ["http.disconnect", "http.disconnect"]

@@ -30,6 +30,8 @@ from typing import ClassVar
 import httptools
 from uvicorn._types import ASGIReceiveCallable, ASGISendCallable, Scope
 from uvicorn.config import Config
+from uvicorn.logging import TRACE_LOG_LEVEL
+from uvicorn.protocols.http.flow_control import HIGH_WATER_LIMIT
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from uvicorn.server import ServerState
 
@@ -127,6 +129,8 @@ class BoundedHttpProtocol(HttpToolsProtocol):
     Select it with `uvicorn.run(..., http="garage_tools.surfaces.connection_limits:BoundedHttpProtocol")`.
     """
 
+    cycle: OneWriteCycle  # every cycle is made here (`on_headers_complete`)
+
     def __init__(
         self,
         config: Config,
@@ -153,8 +157,23 @@ class BoundedHttpProtocol(HttpToolsProtocol):
         self.head_deadlines.arm(self, self.header_timeout)  # a client that connects and says nothing is bounded too
 
     def connection_lost(self, exc: Exception | None) -> None:
+        """uvicorn's steps (0.54), with the deadline disarmed and the cycle told as `OneWriteCycle` is."""
         self.head_deadlines.disarm(self)
-        super().connection_lost(exc)
+        self.connections.discard(self)
+        if self.logger.level <= TRACE_LOG_LEVEL:
+            prefix = f"{self.client[0]}:{self.client[1]} - " if self.client else ""
+            self.logger.log(TRACE_LOG_LEVEL, "%sHTTP connection lost", prefix)
+        cycle = self.cycle
+        if cycle is not None:
+            if not cycle.response_complete:
+                cycle.disconnected = True
+            cycle.tell()
+        if self.flow is not None:
+            self.flow.resume_writing()
+        if exc is None:
+            self.transport.close()
+        self._unset_keepalive_if_required()
+        self.parser = None  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
         """uvicorn's (0.54: compare on an upgrade), with the deadlines. Each request passes here, in `on_message_begin`
@@ -217,6 +236,28 @@ class BoundedHttpProtocol(HttpToolsProtocol):
         if self not in self.head_deadlines.pending:  # when armed, time spent so far still counts
             self.head_deadlines.arm(self, self.header_timeout)
 
+    def on_body(self, body: bytes) -> None:
+        """uvicorn's steps (0.54), with the cycle's news noted in place (`OneWriteCycle`)."""
+        cycle = self.cycle
+        if (self.parser.should_upgrade() and self._should_upgrade()) or cycle.response_complete:
+            return
+        cycle.body += body
+        if len(cycle.body) > HIGH_WATER_LIMIT:
+            self.flow.pause_reading()
+        cycle.news = True
+        if cycle.waiter is not None:  # the app waits for these bytes
+            cycle.tell()
+
+    def on_message_complete(self) -> None:
+        """uvicorn's steps (0.54), with the cycle's news noted in place (`OneWriteCycle`)."""
+        cycle = self.cycle
+        if (self.parser.should_upgrade() and self._should_upgrade()) or cycle.response_complete:
+            return
+        cycle.more_body = False
+        cycle.news = True
+        if cycle.waiter is not None:  # the app waits for the body's end
+            cycle.tell()
+
     def on_headers_complete(self) -> None:
         """uvicorn's steps (as of 0.54: compare them on an upgrade), but the cycle is a `OneWriteCycle` from the start
         and a request over the concurrency cap gets our envelope. Changing the class of uvicorn's cycle afterwards
@@ -253,7 +294,6 @@ class BoundedHttpProtocol(HttpToolsProtocol):
             access_logger=self.access_logger,
             access_log=self.access_log,
             default_headers=self.server_state.default_headers,
-            message_event=asyncio.Event(),
             expect_100_continue=self.expect_100_continue,
             keep_alive=http_version != "1.0" and parser.should_keep_alive(),
             on_response=self.on_response_complete,

@@ -20,10 +20,14 @@ kept to its word, `Connection: close`, `HEAD` answers without a body, the comple
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
+from collections.abc import Callable
 from operator import itemgetter
 
-from uvicorn._types import ASGIReceiveEvent, ASGISendEvent, HTTPRequestEvent
+from uvicorn._types import ASGIReceiveEvent, ASGISendEvent, HTTPRequestEvent, HTTPScope
+from uvicorn.protocols.http.flow_control import FlowControl
 from uvicorn.protocols.http.httptools_impl import (
     HEADER_RE,
     HEADER_VALUE_RE,
@@ -47,10 +51,59 @@ FORBIDDEN_IN_VALUES = _bytes_matching(HEADER_VALUE_RE)
 
 
 class OneWriteCycle(RequestResponseCycle):
-    """uvicorn's request cycle, writing a response with a known length in one `transport.write`."""
+    """uvicorn's request cycle, writing a response with a known length in one `transport.write`.
+
+    In place of uvicorn's `message_event` (an `asyncio.Event`, whose making, setting twice, waiting and clearing
+    are five Python calls a request), the cycle notes `news` for `receive`: body bytes, the body's end, a
+    disconnect or the response's end. `receive` waits on a future only when there is no news, and only then is
+    there a waiter to wake (`tell`). The protocol's parser callbacks note the news in place.
+    """
 
     #: The head of a response that has a length, written with the first part of its body.
     held_head: bytes | None = None
+    #: Something happened that `receive` has not yet reported (uvicorn's `message_event` being set).
+    news: bool = False
+    #: The future a `receive` with no news waits on; None while none waits.
+    waiter: asyncio.Future[None] | None = None
+
+    def __init__(
+        self,
+        scope: HTTPScope,
+        transport: asyncio.Transport,
+        flow: FlowControl,
+        logger: logging.Logger,
+        access_logger: logging.Logger,
+        access_log: bool,
+        default_headers: list[tuple[bytes, bytes]],
+        expect_100_continue: bool,
+        keep_alive: bool,
+        on_response: Callable[..., None],
+    ) -> None:
+        """uvicorn's (0.54), without the `message_event`."""
+        self.scope = scope
+        self.transport = transport
+        self.flow = flow
+        self.logger = logger
+        self.access_logger = access_logger
+        self.access_log = access_log
+        self.default_headers = default_headers
+        self.on_response = on_response
+        self.disconnected = False
+        self.keep_alive = keep_alive
+        self.waiting_for_100_continue = expect_100_continue
+        self.body = bytearray()
+        self.more_body = True
+        self.response_started = False
+        self.response_complete = False
+        self.chunked_encoding: bool | None = None
+        self.expected_content_length = 0
+
+    def tell(self) -> None:
+        """Note news for `receive`, and wake it if it waits."""
+        self.news = True
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def send(self, message: ASGISendEvent) -> None:
         if self.flow.write_paused and not self.disconnected:
@@ -96,22 +149,28 @@ class OneWriteCycle(RequestResponseCycle):
             if self.expected_content_length != 0:
                 raise RuntimeError("Response content shorter than Content-Length")
             self.response_complete = True
-            self.message_event.set()
+            if self.waiter is not None:  # a `receive` waits (for a disconnect): tell it; else nobody is left to
+                self.tell()
             if not self.keep_alive:
                 self.transport.close()
             self.on_response()
 
     async def receive(self) -> ASGIReceiveEvent:
-        """uvicorn's (0.54), but reading is resumed only when it was paused: a body that arrived whole (nearly all)
-        costs no call for it."""
+        """uvicorn's (0.54), but it waits only when there is no news, and resumes reading only when it was paused:
+        a body that arrived whole (nearly all) costs no call for either."""
         if self.waiting_for_100_continue and not self.transport.is_closing():
             self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             self.waiting_for_100_continue = False
         if not self.disconnected and not self.response_complete:
             if self.flow.read_paused:
                 self.flow.resume_reading()
-            await self.message_event.wait()
-            self.message_event.clear()
+            if not self.news:
+                self.waiter = asyncio.get_running_loop().create_future()
+                try:
+                    await self.waiter
+                finally:
+                    self.waiter = None
+            self.news = False
         if self.disconnected or self.response_complete:
             return {"type": "http.disconnect"}
         message: HTTPRequestEvent = {"type": "http.request", "body": bytes(self.body), "more_body": self.more_body}
