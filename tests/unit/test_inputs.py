@@ -9,7 +9,15 @@ import pytest
 
 from garage_tools import inputs
 from garage_tools.errors import InvalidText
-from garage_tools.inputs import bounded_date, check_body, check_query, check_text, holds_unholdable_bytes, shown
+from garage_tools.inputs import (
+    bounded_date,
+    check_body,
+    check_query,
+    check_target,
+    check_text,
+    holds_unholdable_bytes,
+    shown,
+)
 from garage_tools.models import TEXT_PATTERN
 
 JSON = "application/json"
@@ -60,6 +68,15 @@ def test_paths_and_queries() -> None:
     check_text("/partners/leads.csv", "the path")
     with pytest.raises(InvalidText):
         check_text("/developers/authorize/a\x00b", "the path")
+
+
+def test_a_request_target_is_checked_as_its_path_and_its_query_are() -> None:
+    check_target("/api/v1/diagnose", b"")
+    check_target("/labs/a\tb", b"q=caf%C3%A9")  # a tab is kept (not printable, but holdable)
+    with pytest.raises(InvalidText, match="in the path"):
+        check_target("/labs/a\x00b", b"")
+    with pytest.raises(InvalidText, match="in the query string"):
+        check_target("/labs", b"to=9999-12-31%1B")
 
 
 def test_a_name_shown_to_people_loses_controls_and_direction_changes() -> None:

@@ -5,8 +5,9 @@ surface; the pages use its base URL, client addresses and limits.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import replace
+from typing import Protocol
 
 from starlette.types import Receive, Scope
 
@@ -45,6 +46,12 @@ class Challenge:
     base_url: str
 
 
+class BaseUrlOf(Protocol):
+    """The public base URL for a request (`surfaces/urls.py`): of its `scope`, with its `headers` when in hand."""
+
+    def __call__(self, scope: Scope, headers: RequestHeaders | None = None, /) -> str: ...
+
+
 class Access:
     """The service-wide access policy: keys, client addresses, origins, limits, the challenge and body bounds."""
 
@@ -58,7 +65,7 @@ class Access:
         challenge: ChallengeVerifier,
         origins: OriginPolicy,
         addresses: ClientAddressResolver,
-        base_url: Callable[[Scope], str],
+        base_url: BaseUrlOf,
         body_timeout: float,
         usage: UsageCounter | None = None,
     ) -> None:

@@ -28,7 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from garage_tools.errors import HostNotAllowed, InternalError, InvalidText, incident
 from garage_tools.headers import RequestHeaders
-from garage_tools.inputs import check_query, check_text
+from garage_tools.inputs import check_target
 from garage_tools.surfaces.responses import send_error
 
 log = logging.getLogger("garage_tools.app")
@@ -120,8 +120,7 @@ class Service(Starlette):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             try:  # the one edge every request crosses: a path or query the service cannot keep goes no further
-                check_text(scope["path"], "the path")
-                check_query(scope.get("query_string", b""))
+                check_target(scope["path"], scope.get("query_string", b""))
             except InvalidText as refused:
                 await send_error(refused, send)
                 return

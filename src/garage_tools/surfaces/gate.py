@@ -158,7 +158,7 @@ class RestGate(Gate):
         token = arguments.pop(CHALLENGE_FIELD, None)
         if token is not None:  # most calls carry none
             _check_token_shape(token)
-        base = access.base_url(scope)
+        base = access.base_url(scope, headers)
         # Only a browser is challenged, and a browser sends an `Origin`: most calls have none to offer.
         challenge = Challenge(token, base) if caller.origin is not None else None
         decision, caller = await access.admit_call(caller, tool.name, challenge)
@@ -229,7 +229,7 @@ class McpGate(Gate):
             caller=caller,
             headers=headers,
             body=body,
-            base_url=access.base_url(scope),
+            base_url=access.base_url(scope, headers),
         )
         try:
             request.message = orjson.loads(body)

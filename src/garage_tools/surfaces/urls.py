@@ -22,10 +22,11 @@ class BaseUrl:
         self.fixed = settings.public_base_url
         self.origins = origins
 
-    def __call__(self, scope: Scope) -> str:
+    def __call__(self, scope: Scope, headers: RequestHeaders | None = None, /) -> str:
+        """The base URL for the request of `scope`; `headers`: its headers, when the caller has them in hand."""
         if self.fixed:
             return self.fixed
-        host = RequestHeaders.of(scope).host
+        host = (headers or RequestHeaders.of(scope)).host
         if host is None or not self.origins.host_known(host):
             server = scope.get("server") or ("localhost", None)
             host = server[0] if server[1] in (None, 80, 443) else f"{server[0]}:{server[1]}"
