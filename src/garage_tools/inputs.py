@@ -28,11 +28,21 @@ from garage_tools.errors import InvalidText
 REFUSED_CONTROLS = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
 _UNHOLDABLE = re.compile(f"[{REFUSED_CONTROLS}]")
 _UNHOLDABLE_BYTES = re.compile(f"[{REFUSED_CONTROLS}]".encode())
-#: The bytes that expression matches, for `bytes.translate` to delete: its C loop checks a tool call's body three
-#: times faster than the expression (0.3 µs against 1.0 for an MCP call's 300 bytes), but it copies what it keeps,
-#: so it is used up to `_SCAN_BY_COPY_UP_TO` bytes (any tool's arguments; not a photo upload).
-_UNHOLDABLE_BYTE_VALUES = bytes(b for b in range(256) if _UNHOLDABLE_BYTES.match(bytes([b])))
 _SCAN_BY_COPY_UP_TO = 64 * 1024
+
+
+def byte_marks(pattern: re.Pattern[bytes]) -> bytes:
+    """A `bytes.translate` table for a one-byte character class: 0 for each byte `pattern` matches, 1 for any other.
+
+    `0 in data.translate(marks)` tells whether `data` holds such a byte in two C loops (a table look-up a byte,
+    then `memchr`): four times as fast as the expression on an MCP call's 330 bytes (0.23 µs against 0.95), and
+    faster than deleting the bytes and comparing lengths (0.31 µs). It copies the data, so it is used on what a
+    request carries up to `_SCAN_BY_COPY_UP_TO` bytes (any tool's arguments, any head; not a photo upload).
+    """
+    return bytes(0 if pattern.fullmatch(bytes([b])) else 1 for b in range(256))
+
+
+_UNHOLDABLE_MARKS = byte_marks(_UNHOLDABLE_BYTES)
 #: The same characters written as JSON escapes, after an even run of backslashes (an odd run escapes the `\`):
 #: `\u0000`-style, and the two short escapes that are refused characters, `\b` (backspace) and `\f` (form feed).
 _JSON_ESCAPED = re.compile(rb"(?<!\\)(?:\\\\)*\\(?:u00(?:0[0-8bBcCeEfF]|1[0-9a-fA-F]|7[fF])|[bf])")
@@ -58,7 +68,7 @@ def holdable(text: str) -> bool:
 def holds_unholdable_bytes(data: bytes) -> bool:
     """Whether raw `data` holds a byte of a character that is not `holdable`."""
     if len(data) <= _SCAN_BY_COPY_UP_TO:
-        return len(data.translate(None, _UNHOLDABLE_BYTE_VALUES)) != len(data)
+        return 0 in data.translate(_UNHOLDABLE_MARKS)
     return _UNHOLDABLE_BYTES.search(data) is not None
 
 

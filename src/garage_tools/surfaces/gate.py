@@ -246,7 +246,7 @@ class McpGate(Gate):
                     request.denial = decision.error()
                     request.response_headers = [h for h in decision.headers() if h[0] == b"retry-after"]
             return request
-        request.tool = self.registry.find(call)
+        request.tool = named if named is not None and named.name == call else self.registry.find(call)
         note_tool(call)  # for the request metrics: on MCP only the body names the tool
         try:
             caller.refuse_bad_credential()  # public /mcp refuses a bad key here, at the tool call

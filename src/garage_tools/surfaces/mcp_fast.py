@@ -194,16 +194,12 @@ class FastPath:
         if message.method == "tools/list":
             result: Any = self.listing_json(message.revision, request.base_url)
         else:
-            result = await self._call(request, message)
+            assert request.tool is not None
+            result = await call_result(
+                request, request.tool.name, message.arguments, self.registry, self.services, tool_result_json
+            )
+            if message.revision == REVISION:
+                result["resultType"] = "complete"
+                result["_meta"] = self.meta
         payload = orjson.dumps({"jsonrpc": "2.0", "id": message.request_id, "result": result})
         await send_json(send, 200, payload, request.answer_headers())
-
-    async def _call(self, request: Admitted, message: PlainMessage) -> dict[str, Any]:
-        assert request.tool is not None
-        result = await call_result(
-            request, request.tool.name, message.arguments, self.registry, self.services, tool_result_json
-        )
-        if message.revision == REVISION:
-            result["resultType"] = "complete"
-            result["_meta"] = self.meta
-        return result
