@@ -10,8 +10,8 @@ descriptor for as long as it likes. This protocol adds:
   `408 request_timeout` when the client had started a request and no response is in flight. The
   deadlines of all connections are kept by one sweep (`HeadDeadlines`), not a timer per request;
 * the keep-alive wait between requests (`timeout_keep_alive`) kept by the same sweep, in place of the timer
-  uvicorn arms after every response and cancels at the next request's first bytes (two timer operations and
-  four Python calls a request). An idle connection is closed to within the sweep's resolution of its time;
+  uvicorn makes after every response and cancels at the next request's first bytes. An idle connection is
+  closed within the sweep's resolution (at most a second) after its time;
 * a head size cap (uvicorn's `h11_max_incomplete_event_size`, which only h11 honours): `431`, then close;
 * the `limit_concurrency` refusal as our JSON `503 service_unavailable` instead of uvicorn's plain text;
 * each request's cycle writes as `one_write.py` says: an answer with a length in one write, head and body.

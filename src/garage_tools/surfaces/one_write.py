@@ -146,7 +146,7 @@ class OneWriteCycle(RequestResponseCycle):
             if self.expected_content_length != 0:
                 raise RuntimeError("Response content shorter than Content-Length")
             self.response_complete = True
-            if self.waiter is not None:  # a `receive` waits (for a disconnect): tell it; else nobody is left to
+            if self.waiter is not None:  # a `receive` waits (for a disconnect): wake it; a later one sees the end
                 self.tell()
             if not self.keep_alive:
                 self.transport.close()
