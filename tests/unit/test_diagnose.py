@@ -448,7 +448,7 @@ def test_new_word_forms_do_not_become_typo_targets_for_everyday_words(knowledge:
 # -- a description asked again --------------------------------------------------------------------
 
 
-async def test_a_description_asked_again_is_answered_from_memory_per_hint(knowledge: Knowledge) -> None:
+async def test_a_description_asked_again_is_answered_from_memory_per_hint() -> None:
     """The second call with the same words and hints gets the remembered answer (the same object, whose encodings
     the surfaces also remember); other hints are another question, read afresh."""
     fresh = load_knowledge()  # its own memory, so no other test's calls are in it
@@ -468,7 +468,7 @@ async def test_a_description_asked_again_is_answered_from_memory_per_hint(knowle
     assert await invoke(REGISTRY, "diagnose", args, english) is planted
 
 
-def test_the_memory_of_descriptions_is_bounded(knowledge: Knowledge) -> None:
+def test_the_memory_of_descriptions_is_bounded() -> None:
     fresh = load_knowledge()
     for n in range(RECENT_READINGS + 5):
         read_description(fresh, f"loud bang number {n}", (None,))
