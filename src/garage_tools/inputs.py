@@ -36,8 +36,9 @@ def byte_marks(pattern: re.Pattern[bytes]) -> bytes:
 
     `0 in data.translate(marks)` tells whether `data` holds such a byte in two C loops (a table look-up a byte,
     then `memchr`): four times as fast as the expression on an MCP call's 330 bytes (0.23 µs against 0.95), and
-    faster than deleting the bytes and comparing lengths (0.31 µs). It copies the data, so it is used on what a
-    request carries up to `_SCAN_BY_COPY_UP_TO` bytes (any tool's arguments, any head; not a photo upload).
+    faster than deleting the bytes and comparing lengths (0.31 µs). It copies the data, so a request body is checked
+    this way up to `_SCAN_BY_COPY_UP_TO` bytes (any tool's arguments; not a photo upload); a response's head, which
+    the service writes itself, always is.
     """
     return bytes(0 if pattern.fullmatch(bytes([b])) else 1 for b in range(256))
 

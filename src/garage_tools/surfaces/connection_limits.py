@@ -75,18 +75,13 @@ class HeadDeadlines:
             found = cls._of_loop[loop] = cls(loop, min(1.0, timeout / 4))
         return found
 
-    def arm(self, connection: BoundedHttpProtocol, seconds: float) -> None:
-        """Give `connection` a deadline `seconds` from now, unless it has one (time already spent still counts)."""
-        if connection not in self.pending:
+    def arm(self, connection: BoundedHttpProtocol, seconds: float, *, replace: bool = False) -> None:
+        """Give `connection` a deadline `seconds` from now, unless it has one (time already spent still counts);
+        with `replace`, in place of the one it has (the keep-alive wait after a response)."""
+        if replace or connection not in self.pending:
             self.pending[connection] = self.loop.time() + seconds
             if self._sweep_handle is None:
                 self._sweep_handle = self.loop.call_later(self.resolution, self._sweep)
-
-    def arm_idle(self, connection: BoundedHttpProtocol, seconds: float) -> None:
-        """Give `connection` `seconds` from now to send its next request (keep-alive), in place of any deadline."""
-        self.pending[connection] = self.loop.time() + seconds
-        if self._sweep_handle is None:
-            self._sweep_handle = self.loop.call_later(self.resolution, self._sweep)
 
     def disarm(self, connection: BoundedHttpProtocol) -> None:
         self.pending.pop(connection, None)
@@ -316,7 +311,7 @@ class BoundedHttpProtocol(HttpToolsProtocol):
             self._start_asgi_task(cycle, app)
         elif not self.head_open:  # a head already begun keeps its own deadline
             self.idle = True
-            self.head_deadlines.arm_idle(self, self.timeout_keep_alive)
+            self.head_deadlines.arm(self, self.timeout_keep_alive, replace=True)
 
     # The deadline
 
